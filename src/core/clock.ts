@@ -1,0 +1,5 @@
+/** The only source of time for pure and engine code: wall time live, virtual time in backtests. */
+export interface Clock {
+  /** Epoch milliseconds. */
+  now(): number;
+}

@@ -1,0 +1,47 @@
+import type { Dec } from './decimal.ts';
+import type { SymbolId } from './ids.ts';
+
+/** A ticker as the wire carries it: every value a string, exactly as recorded. */
+export interface WireTicker {
+  readonly symbol: string;
+  readonly last: string;
+  readonly best_bid: string;
+  readonly best_ask: string;
+  readonly high_24h: string;
+  readonly low_24h: string;
+  readonly volume_24h: string;
+  readonly timestamp: string;
+  readonly priceChangePercent: string;
+  readonly base_volume: string;
+  readonly markPrice?: string;
+  readonly indexPrice?: string;
+}
+
+/**
+ * A parsed ticker. Only the figures trading needs are decimals; the 24 h statistics stay in `wire`
+ * exactly as received (they are displayed, never computed with).
+ */
+export interface Ticker {
+  readonly symbol: SymbolId;
+  /** Exchange timestamp, epoch ms. */
+  readonly timestamp: number;
+  readonly last: Dec;
+  readonly bestBid: Dec;
+  readonly bestAsk: Dec;
+  readonly markPrice?: Dec;
+  readonly indexPrice?: Dec;
+  readonly wire: WireTicker;
+}
+
+/** Trading rules of one contract (from `market/contracts`). */
+export interface ContractSpec {
+  readonly symbol: SymbolId;
+  /** Quantity step (10^-size_increment), in base coin. */
+  readonly sizeStep: Dec;
+  /** Price tick (priceEndStep × 10^-tick_size). */
+  readonly priceTick: Dec;
+  readonly minSize: Dec;
+  readonly maxSize: Dec;
+  readonly makerFeeRate: Dec;
+  readonly takerFeeRate: Dec;
+}

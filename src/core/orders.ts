@@ -1,0 +1,63 @@
+import type { Dec } from './decimal.ts';
+import type { ClientOid, OrderId, StrategyId, SymbolId } from './ids.ts';
+
+/** Direction of an order in hedge mode (the order-history `type` values for regular orders). */
+export const ORDER_SIDES = ['open_long', 'open_short', 'close_long', 'close_short'] as const;
+export type OrderSide = (typeof ORDER_SIDES)[number];
+
+/** Execution type (order-history `order_type`). */
+export const ORDER_TYPES = ['normal', 'postOnly', 'fok', 'ioc'] as const;
+export type OrderType = (typeof ORDER_TYPES)[number];
+
+/**
+ * Local order statuses (ARCHITECTURE.md, store contract).
+ * created   — written to the store, request not yet sent
+ * submitted — request sent, no answer yet
+ * unknown   — request may have reached the exchange, answer lost; settle by reconciliation
+ * pending / open / canceling / filled / canceled — as the exchange reports them
+ * rejected  — refused by the exchange or the risk gate, or declared lost after the grace period
+ */
+export const ORDER_STATUSES = [
+  'created',
+  'submitted',
+  'unknown',
+  'pending',
+  'open',
+  'canceling',
+  'filled',
+  'canceled',
+  'rejected',
+] as const;
+export type OrderStatus = (typeof ORDER_STATUSES)[number];
+
+export const TERMINAL_STATUSES: ReadonlySet<OrderStatus> = new Set(['filled', 'canceled', 'rejected']);
+
+export function isTerminal(s: OrderStatus): boolean {
+  return TERMINAL_STATUSES.has(s);
+}
+
+/** True for sides that increase a position. */
+export function isOpening(side: OrderSide): boolean {
+  return side === 'open_long' || side === 'open_short';
+}
+
+/** The local record of one order. */
+export interface Order {
+  readonly clientOid: ClientOid;
+  readonly orderId?: OrderId;
+  readonly strategy: StrategyId;
+  readonly symbol: SymbolId;
+  readonly side: OrderSide;
+  readonly orderType: OrderType;
+  /** Absent for market orders. */
+  readonly price?: Dec;
+  readonly size: Dec;
+  readonly status: OrderStatus;
+  readonly filledQty: Dec;
+  readonly avgPrice?: Dec;
+  readonly tag?: string;
+  readonly createdAt: number;
+  readonly updatedAt: number;
+  /** Why the order ended as rejected/canceled, when known. */
+  readonly reason?: string;
+}

@@ -1,0 +1,82 @@
+// Reports: what the exchange said when polled (or answered to a request), mapped from wire shapes
+// into core types in one place (src/exchange/weex/mappers.ts). Ids are strings; money is Dec.
+import type { Dec } from './decimal.ts';
+import type { ClientOid, OrderId, SymbolId, TradeId } from './ids.ts';
+
+/** Order statuses as the exchange reports them in order history. */
+export const VENUE_ORDER_STATUSES = ['pending', 'open', 'filled', 'canceling', 'canceled', 'untriggered'] as const;
+export type VenueOrderStatus = (typeof VENUE_ORDER_STATUSES)[number];
+
+export interface FillReport {
+  readonly tradeId: TradeId;
+  readonly orderId: OrderId;
+  readonly symbol: SymbolId;
+  readonly positionSide: string;
+  readonly orderSide: string;
+  readonly direction: string;
+  readonly size: Dec;
+  readonly value: Dec;
+  readonly fee: Dec;
+  readonly realizedPnl: Dec;
+  readonly createdTime: number;
+}
+
+export interface FillPage {
+  readonly fills: readonly FillReport[];
+  readonly nextFlag: boolean;
+  readonly totals?: number;
+}
+
+export interface OrderReport {
+  readonly symbol: SymbolId;
+  readonly orderId: OrderId;
+  /** Absent when the exchange returns null/empty. */
+  readonly clientOid?: ClientOid;
+  /** A regular hedge-mode side, or the raw text of a liquidation/ADL type (`burst_liquidate_long`…). */
+  readonly type: string;
+  /** `normal` | `postOnly` | `fok` | `ioc` as reported. */
+  readonly orderType: string;
+  readonly status: VenueOrderStatus;
+  readonly size: Dec;
+  readonly filledQty: Dec;
+  readonly price: Dec;
+  readonly priceAvg: Dec;
+  readonly fee: Dec;
+  readonly totalProfits: Dec;
+  readonly createTime: number;
+}
+
+/** Plan (trigger) order status, normalised from numeric codes or upper-case words. */
+export type PlanStatus = 'canceled' | 'untriggered' | 'partially_filled' | 'filled' | 'triggered' | 'unknown';
+
+export interface PlanReport {
+  readonly symbol: SymbolId;
+  readonly orderId: OrderId;
+  readonly clientOid?: ClientOid;
+  readonly status: PlanStatus;
+  readonly rawStatus: string;
+  readonly type: string;
+  readonly orderType: string;
+  readonly size: Dec;
+  readonly price: Dec;
+  readonly triggerPrice: Dec;
+  readonly createTime: number;
+}
+
+export interface PlanPage {
+  readonly plans: readonly PlanReport[];
+  readonly nextPage: boolean;
+}
+
+/** The outcome of one entry of a placement (batch or single). */
+export type PlaceOutcome =
+  | { readonly clientOid: ClientOid; readonly outcome: 'accepted'; readonly orderId: OrderId }
+  | { readonly clientOid: ClientOid; readonly outcome: 'rejected'; readonly code: string; readonly message: string };
+
+export interface CancelOutcome {
+  readonly orderId?: OrderId;
+  readonly clientOid?: ClientOid;
+  readonly result: boolean;
+  readonly errCode?: string;
+  readonly errMsg?: string;
+}

@@ -1,0 +1,204 @@
+// Wire ↔ core mapping, in one place. Wire values are strings; core values are Dec and branded ids.
+import { dec, decToString, ONE, type Dec } from '../../core/decimal.ts';
+import { clientOid, orderId, symbolId, tradeId } from '../../core/ids.ts';
+import type { ContractSpec, Ticker, WireTicker } from '../../core/market.ts';
+import type { OrderSide, OrderType } from '../../core/orders.ts';
+import {
+  VENUE_ORDER_STATUSES,
+  type CancelOutcome,
+  type FillReport,
+  type OrderReport,
+  type PlaceOutcome,
+  type PlanReport,
+  type PlanStatus,
+  type VenueOrderStatus,
+} from '../../core/reports.ts';
+import type { PlaceEntry } from '../port.ts';
+import {
+  WIRE_ORDER_TYPE,
+  WIRE_TYPE,
+  type WireBatchReply,
+  type WireCancelReply,
+  type WireContract,
+  type WireFill,
+  type WireHistoryRow,
+  type WirePlaceEntry,
+  type WirePlanRow,
+} from './schemas.ts';
+
+export function tickerFromWire(w: WireTicker): Ticker {
+  return {
+    symbol: symbolId(w.symbol),
+    timestamp: Number(w.timestamp),
+    last: dec(w.last),
+    bestBid: dec(w.best_bid),
+    bestAsk: dec(w.best_ask),
+    ...(w.markPrice !== undefined ? { markPrice: dec(w.markPrice) } : {}),
+    ...(w.indexPrice !== undefined ? { indexPrice: dec(w.indexPrice) } : {}),
+    wire: w,
+  };
+}
+
+/** Decimal places → step: "4" → 0.0001. */
+function placesToStep(places: string): Dec {
+  const n = Number(places);
+  if (!Number.isInteger(n) || n < 0 || n > 18) throw new RangeError(`bad decimal-places value ${places}`);
+  return ONE.div(dec(10).pow(n));
+}
+
+export function contractFromWire(w: WireContract): ContractSpec {
+  const endStep = w.priceEndStep !== undefined ? dec(w.priceEndStep) : ONE;
+  return {
+    symbol: symbolId(w.symbol),
+    sizeStep: placesToStep(w.size_increment),
+    priceTick: placesToStep(w.tick_size).times(endStep),
+    minSize: dec(w.minOrderSize),
+    maxSize: dec(w.maxOrderSize),
+    makerFeeRate: dec(w.makerFeeRate),
+    takerFeeRate: dec(w.takerFeeRate),
+  };
+}
+
+export function placeEntryToWire(e: PlaceEntry): WirePlaceEntry {
+  return {
+    client_oid: e.clientOid,
+    size: decToString(e.size),
+    type: WIRE_TYPE[e.side],
+    order_type: WIRE_ORDER_TYPE[e.orderType],
+    match_price: e.price === undefined ? '1' : '0',
+    ...(e.price !== undefined ? { price: decToString(e.price) } : {}),
+  };
+}
+
+const SIDE_BY_WIRE: Readonly<Record<string, OrderSide>> = { '1': 'open_long', '2': 'open_short', '3': 'close_long', '4': 'close_short' };
+const TYPE_BY_WIRE: Readonly<Record<string, OrderType>> = { '0': 'normal', '1': 'postOnly', '2': 'fok', '3': 'ioc' };
+
+/** Wire entry → core entry (used by the simulator to read requests). */
+export function placeEntryFromWire(w: WirePlaceEntry): PlaceEntry {
+  const side = SIDE_BY_WIRE[w.type];
+  const orderType = TYPE_BY_WIRE[w.order_type];
+  if (!side || !orderType) throw new RangeError(`bad type/order_type ${w.type}/${w.order_type}`);
+  return {
+    clientOid: clientOid(w.client_oid),
+    side,
+    orderType,
+    size: dec(w.size),
+    ...(w.match_price === '0' && w.price !== undefined ? { price: dec(w.price) } : {}),
+  };
+}
+
+export function batchOutcomesFromWire(
+  reply: WireBatchReply,
+  sent: readonly PlaceEntry[],
+): PlaceOutcome[] {
+  // Entries are matched by client_oid when echoed, else by position (the documented order).
+  const byOid = new Map(reply.order_info.filter((r) => r.client_oid).map((r) => [r.client_oid as string, r]));
+  return sent.map((entry, i) => {
+    const r = byOid.get(entry.clientOid) ?? reply.order_info[i];
+    if (!r) {
+      return { clientOid: entry.clientOid, outcome: 'rejected', code: 'MISSING', message: 'no result for this entry in the reply' };
+    }
+    if (r.result && r.order_id) {
+      return { clientOid: entry.clientOid, outcome: 'accepted', orderId: orderId(r.order_id) };
+    }
+    return {
+      clientOid: entry.clientOid,
+      outcome: 'rejected',
+      code: r.error_code !== undefined && r.error_code !== null && r.error_code !== '' ? String(r.error_code) : 'UNKNOWN',
+      message: r.error_message ?? '',
+    };
+  });
+}
+
+export function cancelOutcomeFromWire(r: WireCancelReply): CancelOutcome {
+  return {
+    ...(r.order_id ? { orderId: orderId(r.order_id) } : {}),
+    ...(r.client_oid ? { clientOid: clientOid(r.client_oid) } : {}),
+    result: r.result,
+    ...(r.err_code !== undefined && r.err_code !== null ? { errCode: String(r.err_code) } : {}),
+    ...(r.err_msg ? { errMsg: r.err_msg } : {}),
+  };
+}
+
+export function fillFromWire(w: WireFill): FillReport {
+  return {
+    tradeId: tradeId(w.tradeId),
+    orderId: orderId(w.orderId),
+    symbol: symbolId(w.symbol),
+    positionSide: w.positionSide,
+    orderSide: w.orderSide,
+    direction: w.direction,
+    size: dec(w.fillSize),
+    value: dec(w.fillValue),
+    fee: dec(w.fillFee),
+    realizedPnl: dec(w.realizePnl),
+    createdTime: w.createdTime,
+  };
+}
+
+function venueStatus(s: string): VenueOrderStatus {
+  const lower = s.toLowerCase();
+  const norm = lower === 'cancelled' ? 'canceled' : lower;
+  if ((VENUE_ORDER_STATUSES as readonly string[]).includes(norm)) return norm as VenueOrderStatus;
+  throw new RangeError(`unknown order status ${JSON.stringify(s)}`);
+}
+
+export function orderReportFromWire(w: WireHistoryRow): OrderReport {
+  const type = w.type;
+  const orderType = w.order_type;
+  return {
+    symbol: symbolId(w.symbol),
+    orderId: orderId(w.order_id),
+    ...(w.client_oid ? { clientOid: clientOid(w.client_oid) } : {}),
+    type,
+    orderType,
+    status: venueStatus(w.status),
+    size: dec(w.size),
+    filledQty: dec(w.filled_qty),
+    price: dec(w.price),
+    priceAvg: dec(w.price_avg),
+    fee: dec(w.fee),
+    totalProfits: dec(w.totalProfits),
+    createTime: w.createTime,
+  };
+}
+
+/** Plan statuses: documented numeric codes (-1,0,1,2) or observed upper-case words. */
+export function planStatusFromWire(s: string): PlanStatus {
+  switch (s.toUpperCase()) {
+    case '-1':
+    case 'CANCELED':
+    case 'CANCELLED':
+      return 'canceled';
+    case '0':
+    case 'UNTRIGGERED':
+    case 'NOT_TRIGGER':
+      return 'untriggered';
+    case '1':
+    case 'PARTIALLY_FILLED':
+      return 'partially_filled';
+    case '2':
+    case 'FILLED':
+      return 'filled';
+    case 'TRIGGERED':
+      return 'triggered';
+    default:
+      return 'unknown';
+  }
+}
+
+export function planReportFromWire(w: WirePlanRow): PlanReport {
+  return {
+    symbol: symbolId(w.symbol),
+    orderId: orderId(w.order_id),
+    ...(w.client_oid ? { clientOid: clientOid(w.client_oid) } : {}),
+    status: planStatusFromWire(w.status),
+    rawStatus: w.status,
+    type: w.type,
+    orderType: w.order_type,
+    size: dec(w.size),
+    price: dec(w.price),
+    triggerPrice: dec(w.triggerPrice),
+    createTime: w.createTime,
+  };
+}
