@@ -1,0 +1,46 @@
+// The write-ahead store as the engine sees it. Synchronous on purpose: every state change is
+// committed before the engine acts on it (an order is `created` in the store before its request
+// leaves). Implemented by ./sqlite-store.ts (a file path, or ':memory:' for backtests and tests).
+import type { ClientOid, OrderId, StrategyId, TradeId } from '../core/ids.ts';
+import type { Order } from '../core/orders.ts';
+import type { FillReport } from '../core/reports.ts';
+
+/** A fill as stored: the exchange's report plus the client_oid it was matched to (when known). */
+export interface StoredFill extends FillReport {
+  readonly clientOid?: ClientOid;
+}
+
+/** One line of the intent journal: what a strategy asked for and what became of it. */
+export interface JournalEntry {
+  readonly at: number;
+  readonly strategy: StrategyId;
+  /** JSON text of the intent (decimals as strings). */
+  readonly intent: string;
+  readonly outcome: string;
+  readonly clientOid?: ClientOid;
+}
+
+export interface OrderStore {
+  /** Next value of the persisted client_oid sequence for a strategy (never returns a value twice). */
+  nextSequence(strategy: StrategyId): number;
+  /** Writes a new order (status `created`); throws StoreError if the client_oid already exists. */
+  insertOrder(order: Order): void;
+  /** Replaces the stored record of an existing order. */
+  updateOrder(order: Order): void;
+  getOrder(clientOid: ClientOid): Order | undefined;
+  getOrderByOrderId(orderId: OrderId): Order | undefined;
+  /** Orders whose status is not terminal. */
+  openOrders(): readonly Order[];
+  allOrders(): readonly Order[];
+  /** Records a fill once; returns false (and changes nothing) when the tradeId is already stored. */
+  recordFill(fill: StoredFill): boolean;
+  hasFill(tradeId: TradeId): boolean;
+  allFills(): readonly StoredFill[];
+  appendJournal(entry: JournalEntry): void;
+  /** Small named values: poller cursors, trading state, last reconciliation time. */
+  getMeta(key: string): string | undefined;
+  setMeta(key: string, value: string): void;
+  /** Runs `fn` in one transaction. */
+  transaction<T>(fn: () => T): T;
+  close(): void;
+}
