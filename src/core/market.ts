@@ -45,3 +45,16 @@ export interface ContractSpec {
   readonly makerFeeRate: Dec;
   readonly takerFeeRate: Dec;
 }
+
+/** One line of a recording: one poll of the tickers endpoint (ARCHITECTURE.md, recording format). */
+export interface RecordedPoll {
+  /** Receive time, epoch ms. */
+  readonly t: number;
+  /** Wire tickers exactly as the endpoint returned them. */
+  readonly tickers: readonly WireTicker[];
+}
+
+/** The optional first line of a recording. */
+export interface RecordingMeta {
+  readonly [key: string]: unknown;
+}
