@@ -53,8 +53,16 @@ export interface Order {
   readonly price?: Dec;
   readonly size: Dec;
   readonly status: OrderStatus;
+  /** Filled quantity: the larger of the applied fills and the exchange-reported progress, ≤ size. */
   readonly filledQty: Dec;
   readonly avgPrice?: Dec;
+  /**
+   * Sum of the sizes of the fills applied to this order (each tradeId once), not clamped to the size.
+   * Absent means zero. Kept apart from `filledQty` so reported progress and fills are not added twice.
+   */
+  readonly fillsQty?: Dec;
+  /** Sum of the values (quote) of those fills; avgPrice = fillsValue ÷ fillsQty. Absent means zero. */
+  readonly fillsValue?: Dec;
   readonly tag?: string;
   readonly createdAt: number;
   readonly updatedAt: number;

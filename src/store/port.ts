@@ -3,7 +3,7 @@
 // leaves). Implemented by ./sqlite-store.ts (a file path, or ':memory:' for backtests and tests).
 import type { ClientOid, OrderId, StrategyId, TradeId } from '../core/ids.ts';
 import type { Order } from '../core/orders.ts';
-import type { FillReport } from '../core/reports.ts';
+import type { FillReport, PlanReport } from '../core/reports.ts';
 
 /** A fill as stored: the exchange's report plus the client_oid it was matched to (when known). */
 export interface StoredFill extends FillReport {
@@ -18,6 +18,12 @@ export interface JournalEntry {
   readonly intent: string;
   readonly outcome: string;
   readonly clientOid?: ClientOid;
+}
+
+/** A plan (trigger) order as last seen in historyPlan. */
+export interface StoredPlanOrder extends PlanReport {
+  readonly firstSeenAt: number;
+  readonly lastSeenAt: number;
 }
 
 export interface OrderStore {
@@ -40,6 +46,20 @@ export interface OrderStore {
   /** Small named values: poller cursors, trading state, last reconciliation time. */
   getMeta(key: string): string | undefined;
   setMeta(key: string, value: string): void;
+  // --- Additive (issue #6). Optional so that test doubles written against the first version of this
+  // port still compile; SqliteStore implements all of them.
+  /** Raises a strategy's sequence to at least `atLeast` (adopted orders carry sequences we must skip). */
+  bumpSequence?(strategy: StrategyId, atLeast: number): void;
+  /** Terminal orders updated at or after `since` plus every non-terminal order (reconcile input). */
+  ordersUpdatedSince?(since: number): readonly Order[];
+  /** Fills stored before their order was known (no client_oid yet), created at or after `since`. */
+  unattributedFills?(since?: number): readonly StoredFill[];
+  /** Attaches a stored fill to its order once the order id → client_oid link is learned. */
+  attributeFill?(tradeId: TradeId, clientOid: ClientOid): boolean;
+  fillsForOrder?(orderId: OrderId): readonly StoredFill[];
+  /** Records (or refreshes) a plan order seen in historyPlan; plan orders are shown, never acted on. */
+  recordPlanOrder?(report: PlanReport, seenAt: number): void;
+  planOrders?(): readonly StoredPlanOrder[];
   /** Runs `fn` in one transaction. */
   transaction<T>(fn: () => T): T;
   close(): void;

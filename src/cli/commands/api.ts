@@ -1,12 +1,270 @@
-import type { RegisterCommand } from '../command.ts';
+// `capibot api …`: exactly one request to the contract API per call, the validated reply as JSON on
+// stdout (ids as strings). Errors: one line on stderr with the error code (and the exchange code for
+// an exchange error), exit 1; bad usage or missing credentials for a signed call, exit 2.
+import { readFile } from 'node:fs/promises';
+import { InvalidArgumentError, type Command } from 'commander';
+import { z } from 'zod';
+import { BadInputError } from '../../core/errors.ts';
+import { clientOid, orderId, symbolId } from '../../core/ids.ts';
+import { WeexClient } from '../../exchange/weex/client.ts';
+import { requireCredentialsFromEnv } from '../../exchange/weex/credentials.ts';
+import { parseLosslessJson } from '../../exchange/weex/lossless-json.ts';
+import { placeEntrySchema, type WirePlaceEntry } from '../../exchange/weex/schemas.ts';
+import { deepestIssue, pathText } from '../../exchange/weex/zod-issues.ts';
+import { DEFAULT_BASE_URL, DEFAULT_TIMEOUTS } from '../../exchange/weex/transport.ts';
+import type { CliContext, RegisterCommand } from '../command.ts';
 
-// Placeholder until the owning issue lands: registered so that `capibot --help` lists it.
-export const registerApi: RegisterCommand = (program) => {
-  program
+interface CommonOptions {
+  readonly baseUrl: string;
+  readonly timeoutMs: number;
+}
+
+function parseNonNegativeInt(value: string): number {
+  if (!/^\d{1,16}$/.test(value)) throw new InvalidArgumentError('expected a non-negative integer');
+  const n = Number(value);
+  if (!Number.isSafeInteger(n)) throw new InvalidArgumentError('integer too large');
+  return n;
+}
+
+function parsePositiveInt(value: string): number {
+  const n = parseNonNegativeInt(value);
+  if (n < 1) throw new InvalidArgumentError('expected a positive integer');
+  return n;
+}
+
+function parseDelegateType(value: string): 1 | 2 | 3 | 4 {
+  switch (value) {
+    case '1':
+      return 1;
+    case '2':
+      return 2;
+    case '3':
+      return 3;
+    case '4':
+      return 4;
+    default:
+      throw new InvalidArgumentError(
+        'expected 1 (open long), 2 (open short), 3 (close long) or 4 (close short)',
+      );
+  }
+}
+
+/** Adds --base-url, --timeout-ms and --json to a subcommand. */
+function withCommonOptions(cmd: Command): Command {
+  const envBase = process.env['CAPIBOT_BASE_URL'];
+  return cmd
+    .option(
+      '--base-url <url>',
+      'API origin (scheme://host[:port]); $CAPIBOT_BASE_URL overrides the default',
+      envBase !== undefined && envBase !== '' ? envBase : DEFAULT_BASE_URL,
+    )
+    .option(
+      '--timeout-ms <n>',
+      'connect, headers and body timeout in milliseconds',
+      parsePositiveInt,
+      DEFAULT_TIMEOUTS.headersMs,
+    )
+    .option('--json', 'output JSON (implied: the output is always JSON)');
+}
+
+function makeClient(opts: CommonOptions, signed: boolean): WeexClient {
+  // Public calls (tickers) are sent without any credential header, so they do not read the env.
+  const credentials = signed ? requireCredentialsFromEnv(process.env) : undefined;
+  return new WeexClient({
+    baseUrl: opts.baseUrl,
+    timeouts: { connectMs: opts.timeoutMs, headersMs: opts.timeoutMs, bodyMs: opts.timeoutMs },
+    // One request per call: no retry, so what is printed is the answer to exactly that request.
+    retry: { maxAttempts: 1 },
+    // Sign with the local clock; the server time is fetched only if the exchange answers 40008.
+    serverTimeSync: 'on-40008',
+    ...(credentials !== undefined ? { credentials } : {}),
+  });
+}
+
+async function runOnce(
+  ctx: CliContext,
+  opts: CommonOptions,
+  signed: boolean,
+  f: (c: WeexClient) => Promise<unknown>,
+): Promise<void> {
+  const client = makeClient(opts, signed);
+  try {
+    ctx.out.json(await f(client));
+  } finally {
+    await client.close();
+  }
+}
+
+const ordersFileSchema = z.array(placeEntrySchema);
+
+/** Reads and validates the --orders file: a JSON array of entries in wire field names. */
+export async function readOrdersFile(file: string): Promise<WirePlaceEntry[]> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (err) {
+    const code = (err as { code?: unknown }).code;
+    throw new BadInputError(`cannot read ${file} (${typeof code === 'string' ? code : 'error'})`, '--orders');
+  }
+  let json: unknown;
+  try {
+    json = parseLosslessJson(text);
+  } catch (err) {
+    throw new BadInputError(
+      `${file} is not JSON: ${err instanceof Error ? err.message : String(err)}`,
+      '--orders',
+    );
+  }
+  const parsed = ordersFileSchema.safeParse(json);
+  if (!parsed.success) {
+    const first = parsed.error.issues[0];
+    const issue = first !== undefined ? deepestIssue(first) : { path: [], message: 'invalid' };
+    throw new BadInputError(issue.message, `${file}: ${pathText(issue.path, 'orders')}`);
+  }
+  if (parsed.data.length < 1 || parsed.data.length > 20) {
+    throw new BadInputError(`expected 1-20 entries, got ${parsed.data.length}`, '--orders');
+  }
+  return parsed.data;
+}
+
+export const registerApi: RegisterCommand = (program, ctx) => {
+  const api = program
     .command('api')
-    .description('(not built yet)')
-    .allowUnknownOption()
-    .action(() => {
-      throw new Error('capibot api is not built yet');
-    });
+    .description(
+      'one request to the contract API /capi/v2, reply as JSON on stdout (ids as strings); signed calls read ' +
+        'CAPIBOT_API_KEY, CAPIBOT_API_SECRET and CAPIBOT_API_PASSPHRASE',
+    );
+
+  withCommonOptions(
+    api.command('tickers').description('GET /capi/v2/market/tickers: every symbol (public, unsigned)'),
+  ).action(async (opts: CommonOptions) => {
+    await runOnce(ctx, opts, false, (c) => c.rawTickers());
+  });
+
+  withCommonOptions(
+    api
+      .command('fills')
+      .description('GET /capi/v2/order/fills: executed trades (signed)')
+      .option('--symbol <symbol>', 'trading pair, e.g. cmt_btcusdt (default: all)')
+      .option('--order-id <id>', 'only the fills of this order')
+      .option('--start-time <ms>', 'start, epoch ms', parseNonNegativeInt)
+      .option('--end-time <ms>', 'end, epoch ms', parseNonNegativeInt)
+      .option('--limit <n>', 'rows, 1-100 (default: the exchange default, 100)', parsePositiveInt),
+  ).action(
+    async (
+      opts: CommonOptions & {
+        symbol?: string;
+        orderId?: string;
+        startTime?: number;
+        endTime?: number;
+        limit?: number;
+      },
+    ) => {
+      await runOnce(ctx, opts, true, (c) =>
+        c.rawFills({
+          ...(opts.symbol !== undefined ? { symbol: symbolId(opts.symbol) } : {}),
+          ...(opts.orderId !== undefined ? { orderId: orderId(opts.orderId) } : {}),
+          ...(opts.startTime !== undefined ? { startTime: opts.startTime } : {}),
+          ...(opts.endTime !== undefined ? { endTime: opts.endTime } : {}),
+          ...(opts.limit !== undefined ? { limit: opts.limit } : {}),
+        }),
+      );
+    },
+  );
+
+  withCommonOptions(
+    api
+      .command('history')
+      .description('GET /capi/v2/order/history: past orders (signed)')
+      .option('--symbol <symbol>', 'trading pair (default: all)')
+      .option('--page-size <n>', 'rows, 1-100 (default: the exchange default)', parsePositiveInt)
+      .option(
+        '--create-date <n>',
+        'days 0-90, or a 13-digit epoch-ms lower bound within 90 days',
+        parseNonNegativeInt,
+      ),
+  ).action(async (opts: CommonOptions & { symbol?: string; pageSize?: number; createDate?: number }) => {
+    await runOnce(ctx, opts, true, (c) =>
+      c.rawHistory({
+        ...(opts.symbol !== undefined ? { symbol: symbolId(opts.symbol) } : {}),
+        ...(opts.pageSize !== undefined ? { pageSize: opts.pageSize } : {}),
+        ...(opts.createDate !== undefined ? { createDate: opts.createDate } : {}),
+      }),
+    );
+  });
+
+  withCommonOptions(
+    api
+      .command('plan-history')
+      .description('GET /capi/v2/order/historyPlan: past plan (trigger) orders (signed)')
+      .requiredOption('--symbol <symbol>', 'trading pair, e.g. cmt_btcusdt')
+      .requiredOption('--start-time <ms>', 'start, epoch ms', parseNonNegativeInt)
+      .requiredOption('--end-time <ms>', 'end, epoch ms', parseNonNegativeInt)
+      .option(
+        '--delegate-type <1-4>',
+        '1 open long, 2 open short, 3 close long, 4 close short (default: all)',
+        parseDelegateType,
+      )
+      .option('--page-size <n>', 'rows, 1-100 (default: the exchange default, 100)', parsePositiveInt),
+  ).action(
+    async (
+      opts: CommonOptions & {
+        symbol: string;
+        startTime: number;
+        endTime: number;
+        delegateType?: 1 | 2 | 3 | 4;
+        pageSize?: number;
+      },
+    ) => {
+      await runOnce(ctx, opts, true, (c) =>
+        c.rawPlanHistory({
+          symbol: symbolId(opts.symbol),
+          startTime: opts.startTime,
+          endTime: opts.endTime,
+          ...(opts.delegateType !== undefined ? { delegateType: opts.delegateType } : {}),
+          ...(opts.pageSize !== undefined ? { pageSize: opts.pageSize } : {}),
+        }),
+      );
+    },
+  );
+
+  withCommonOptions(
+    api
+      .command('place')
+      .description(
+        'place orders from a JSON file: an array of entries in wire field names (client_oid, size, type, ' +
+          'order_type, match_price, price, …); 1 entry → POST placeOrder, 2-20 → POST batchOrders (signed; never retried)',
+      )
+      .requiredOption('--symbol <symbol>', 'trading pair of every entry, e.g. cmt_btcusdt')
+      .requiredOption('--orders <file>', 'JSON file with 1-20 entries'),
+  ).action(async (opts: CommonOptions & { symbol: string; orders: string }) => {
+    const entries = await readOrdersFile(opts.orders);
+    const symbol = opts.symbol;
+    const only = entries.length === 1 ? entries[0] : undefined;
+    await runOnce(ctx, opts, true, (c) =>
+      only !== undefined
+        ? c.rawPlaceOrder({ symbol, ...only })
+        : c.rawBatchOrders({ symbol, orderDataList: entries }),
+    );
+  });
+
+  withCommonOptions(
+    api
+      .command('cancel')
+      .description('POST /capi/v2/order/cancel_order: cancel one order by exactly one of its ids (signed)')
+      .requiredOption('--symbol <symbol>', 'trading pair, e.g. cmt_btcusdt')
+      .option('--order-id <id>', 'exchange order id')
+      .option('--client-oid <id>', 'client order id'),
+  ).action(async (opts: CommonOptions & { symbol: string; orderId?: string; clientOid?: string }) => {
+    if ((opts.orderId === undefined) === (opts.clientOid === undefined)) {
+      throw new BadInputError('give exactly one of --order-id and --client-oid', 'cancel');
+    }
+    await runOnce(ctx, opts, true, (c) =>
+      c.rawCancelOrder({
+        symbol: symbolId(opts.symbol),
+        ...(opts.orderId !== undefined ? { orderId: orderId(opts.orderId) } : {}),
+        ...(opts.clientOid !== undefined ? { clientOid: clientOid(opts.clientOid) } : {}),
+      }),
+    );
+  });
 };

@@ -1,12 +1,15 @@
+// `capibot config-schema`: the JSON Schema of config files, for editor completion and validation.
 import type { RegisterCommand } from '../command.ts';
+import { configJsonSchema } from '../../config/json-schema.ts';
 
-// Placeholder until the owning issue lands: registered so that `capibot --help` lists it.
-export const registerConfigSchema: RegisterCommand = (program) => {
+export const registerConfigSchema: RegisterCommand = (program, ctx) => {
   program
     .command('config-schema')
-    .description('(not built yet)')
-    .allowUnknownOption()
+    .description(
+      'Print the JSON Schema of capibot config files (every field, its documented default and description). ' +
+        'Save it and point your editor at it, e.g. `# yaml-language-server: $schema=./capibot.schema.json`.',
+    )
     .action(() => {
-      throw new Error('capibot config-schema is not built yet');
+      ctx.out.json(configJsonSchema());
     });
 };

@@ -1,12 +1,85 @@
+// `capibot record`: polls the public tickers endpoint and appends one line per poll to a recording.
+import type { Command } from 'commander';
+import { BadInputError } from '../../core/errors.ts';
+import { WeexClient } from '../../exchange/weex/client.ts';
+import { DEFAULT_BASE_URL } from '../../exchange/weex/transport.ts';
+import { runRecorder } from '../../market/recorder.ts';
+import { createRootLogger } from '../../obs/logger.ts';
 import type { RegisterCommand } from '../command.ts';
 
-// Placeholder until the owning issue lands: registered so that `capibot --help` lists it.
-export const registerRecord: RegisterCommand = (program) => {
+interface RecordFlags {
+  readonly out: string;
+  readonly baseUrl: string;
+  readonly intervalMs: string;
+  readonly durationS?: string;
+  readonly symbols?: string;
+}
+
+/** A positive integer flag value; BadInputError naming the flag otherwise. */
+function parsePositiveInt(text: string, flag: string): number {
+  const n = /^\d+$/.test(text.trim()) ? Number(text.trim()) : Number.NaN;
+  if (!Number.isSafeInteger(n) || n <= 0) throw new BadInputError(`${flag} must be a positive integer, got ${JSON.stringify(text)}`);
+  return n;
+}
+
+/** The tickers endpoint costs 40 of the 1000 IP weight per 10 s: faster than this alone exhausts it. */
+const MIN_INTERVAL_MS = 400;
+
+export const registerRecord: RegisterCommand = (program: Command, ctx) => {
   program
     .command('record')
-    .description('(not built yet)')
-    .allowUnknownOption()
-    .action(() => {
-      throw new Error('capibot record is not built yet');
+    .description(
+      'Record the tickers endpoint (GET /capi/v2/market/tickers) into a recording: one line per poll, gzip ' +
+        'when REC ends in .gz, flushed after every poll. An existing recording is continued. Stops after ' +
+        '--duration-s or on Ctrl-C (SIGINT/SIGTERM), always leaving a valid file.',
+    )
+    .requiredOption('--out <REC>', 'recording file (.ndjson or .ndjson.gz)')
+    .option('--base-url <URL>', 'API origin (a `capibot sim` address works too)', DEFAULT_BASE_URL)
+    .option('--interval-ms <N>', `poll interval in ms (minimum ${MIN_INTERVAL_MS}: the endpoint weighs 40 IP)`, '1000')
+    .option('--duration-s <N>', 'stop after N seconds (default: run until interrupted)')
+    .option('--symbols <a,b>', 'keep only these symbols, e.g. cmt_btcusdt,cmt_ethusdt (default: all)')
+    .action(async (flags: RecordFlags) => {
+      const intervalMs = parsePositiveInt(flags.intervalMs, '--interval-ms');
+      if (intervalMs < MIN_INTERVAL_MS) throw new BadInputError(`--interval-ms must be at least ${MIN_INTERVAL_MS}`);
+      const durationMs = flags.durationS !== undefined ? parsePositiveInt(flags.durationS, '--duration-s') * 1000 : undefined;
+      const symbols = flags.symbols
+        ?.split(',')
+        .map((s) => s.trim())
+        .filter((s) => s.length > 0);
+      let baseUrl: string;
+      try {
+        baseUrl = new URL(flags.baseUrl).origin;
+      } catch {
+        throw new BadInputError(`--base-url is not a URL: ${flags.baseUrl}`);
+      }
+
+      const root = createRootLogger();
+      const logger = root.logger.child({ component: 'record' });
+      const abort = new AbortController();
+      const onSignal = (): void => abort.abort();
+      process.once('SIGINT', onSignal);
+      process.once('SIGTERM', onSignal);
+      const client = new WeexClient({ baseUrl, logger: root.logger, signal: abort.signal });
+      try {
+        ctx.out.info(`recording ${baseUrl} tickers every ${intervalMs} ms into ${flags.out} (Ctrl-C stops)`);
+        const r = await runRecorder({
+          out: flags.out,
+          fetchTickers: () => client.tickers(),
+          intervalMs,
+          ...(durationMs !== undefined ? { durationMs } : {}),
+          ...(symbols !== undefined ? { symbols } : {}),
+          signal: abort.signal,
+          clock: { now: () => Date.now() },
+          meta: { baseUrl },
+          logger,
+        });
+        const span = r.firstT !== undefined && r.lastT !== undefined ? `, ${new Date(r.firstT).toISOString()} … ${new Date(r.lastT).toISOString()}` : '';
+        ctx.out.info(`${r.appended ? 'appended' : 'wrote'} ${r.polls} polls to ${r.path}${span}`);
+      } finally {
+        process.off('SIGINT', onSignal);
+        process.off('SIGTERM', onSignal);
+        await client.close();
+        root.flush();
+      }
     });
 };

@@ -1,12 +1,208 @@
+// `capibot sim --data REC …`: serves the paper exchange (capi/v2 over HTTP) on loopback, fed by a
+// recording. Prints exactly one line `sim listening on http://HOST:PORT` on stdout (scripts parse
+// it); logs go to stderr through pino; SIGINT/SIGTERM stop it cleanly (exit 0).
+import { InvalidArgumentError, Option } from 'commander';
+import { ConfigError, BadInputError } from '../../core/errors.ts';
+import { dec } from '../../core/decimal.ts';
+import { credentialsFromEnv, CREDENTIAL_ENV } from '../../exchange/weex/credentials.ts';
+import type { Credentials } from '../../exchange/weex/signer.ts';
+import { createSimServer, SIM_TEST_CREDENTIALS } from '../../exchange/sim/create-sim.ts';
+import { loadFaultProfile, NO_FAULTS } from '../../exchange/sim/faults.ts';
+import { pollSourceFrom, type ClockMode, type PollSource } from '../../exchange/sim/market-clock.ts';
+import type { FillModel } from '../../exchange/sim/matching.ts';
+import { openRecording } from '../../market/recording/reader.ts';
+import { createRootLogger } from '../../obs/logger.ts';
 import type { RegisterCommand } from '../command.ts';
 
-// Placeholder until the owning issue lands: registered so that `capibot --help` lists it.
-export const registerSim: RegisterCommand = (program) => {
+interface SimFlags {
+  readonly data: string;
+  readonly port: number;
+  readonly host: string;
+  readonly clock: ClockMode;
+  readonly speed: number;
+  readonly faults?: string;
+  readonly seed?: number;
+  readonly fillModel: FillModel;
+  readonly slippageBps: string;
+  readonly liquidity?: string;
+  readonly acceptDelayMs: number;
+  readonly cancelDelayMs: number;
+  readonly ipWeight: number;
+  readonly uidWeight: number;
+  readonly orderRate: number;
+  readonly idsAsStrings?: boolean;
+  readonly apiKey?: string;
+  readonly apiSecret?: string;
+  readonly apiPassphrase?: string;
+  readonly logLevel: string;
+}
+
+function intArg(min: number, max: number) {
+  return (value: string): number => {
+    if (!/^-?\d{1,16}$/.test(value)) throw new InvalidArgumentError('expected an integer');
+    const n = Number(value);
+    if (n < min || n > max) throw new InvalidArgumentError(`expected an integer in ${min}..${max}`);
+    return n;
+  };
+}
+
+function positiveNumber(value: string): number {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError('expected a positive number');
+  return n;
+}
+
+function decimalArg(value: string): string {
+  try {
+    if (dec(value).lt(0)) throw new InvalidArgumentError('expected a non-negative decimal');
+  } catch (e) {
+    if (e instanceof InvalidArgumentError) throw e;
+    throw new InvalidArgumentError('expected a decimal number');
+  }
+  return value;
+}
+
+/** Flags override the environment; none at all → the documented test credentials. */
+function resolveCredentials(flags: SimFlags): { creds: Credentials; fromDefaults: boolean } {
+  const env = {
+    [CREDENTIAL_ENV.apiKey]: flags.apiKey ?? process.env[CREDENTIAL_ENV.apiKey],
+    [CREDENTIAL_ENV.secret]: flags.apiSecret ?? process.env[CREDENTIAL_ENV.secret],
+    [CREDENTIAL_ENV.passphrase]: flags.apiPassphrase ?? process.env[CREDENTIAL_ENV.passphrase],
+  };
+  const creds = credentialsFromEnv(env);
+  return creds ? { creds, fromDefaults: false } : { creds: SIM_TEST_CREDENTIALS, fromDefaults: true };
+}
+
+async function openPolls(path: string): Promise<PollSource> {
+  const rec = await openRecording(path);
+  const inner = pollSourceFrom(rec.polls);
+  return {
+    next: () => inner.next(),
+    close: async () => {
+      await inner.close();
+      await rec.close();
+    },
+  };
+}
+
+/** Resolves on the first SIGINT or SIGTERM. */
+function untilSignal(): Promise<NodeJS.Signals> {
+  return new Promise((resolve) => {
+    const on = (sig: NodeJS.Signals): void => {
+      process.off('SIGINT', on);
+      process.off('SIGTERM', on);
+      resolve(sig);
+    };
+    process.on('SIGINT', on);
+    process.on('SIGTERM', on);
+  });
+}
+
+export const registerSim: RegisterCommand = (program, ctx) => {
   program
     .command('sim')
-    .description('(not built yet)')
-    .allowUnknownOption()
-    .action(() => {
-      throw new Error('capibot sim is not built yet');
+    .description(
+      'Serve the paper exchange: a capi/v2 simulator (matching, fees, hedge positions, weights, signatures, faults) fed by a recording',
+    )
+    .requiredOption('--data <file>', 'recording to serve (.ndjson or .ndjson.gz)')
+    .option('--port <n>', 'TCP port; 0 picks a free one (printed)', intArg(0, 65535), 0)
+    .option('--host <addr>', 'address to listen on (keep it loopback)', '127.0.0.1')
+    .addOption(
+      new Option('--clock <mode>', 'lockstep: each tickers request advances one snapshot; realtime: recorded time × speed')
+        .choices(['lockstep', 'realtime'])
+        .default('lockstep'),
+    )
+    .option('--speed <x>', 'realtime playback speed', positiveNumber, 1)
+    .option('--faults <file>', 'fault-injection profile (YAML or JSON)')
+    .option('--seed <n>', 'seed of order/trade ids and fault dice (default: the profile seed, else 1)', intArg(0, 2 ** 32 - 1))
+    .addOption(
+      new Option('--fill-model <model>', 'resting orders fill when the market trades through (one tick) or touches the price')
+        .choices(['through', 'touch'])
+        .default('through'),
+    )
+    .option('--slippage-bps <bps>', 'market-order slippage against the taker, in basis points', decimalArg, '0')
+    .option('--liquidity <qty>', 'quantity offered per symbol, side and snapshot (default unlimited)', decimalArg)
+    .option('--accept-delay-ms <n>', 'time a new order stays pending before matching', intArg(0, 3_600_000), 0)
+    .option('--cancel-delay-ms <n>', 'time a cancel stays canceling (fills may still happen)', intArg(0, 3_600_000), 0)
+    .option('--ip-weight <n>', 'IP weight per rolling 10 s', intArg(1, 1_000_000), 1000)
+    .option('--uid-weight <n>', 'UID weight per rolling 10 s', intArg(1, 1_000_000), 1000)
+    .option('--order-rate <n>', 'placeOrder/cancel_order requests per second', intArg(1, 1_000_000), 10)
+    .option('--ids-as-strings', 'send fills tradeId/orderId as strings instead of JSON numbers')
+    .option('--api-key <key>', `API key (default $${CREDENTIAL_ENV.apiKey})`)
+    .option('--api-secret <secret>', `API secret (default $${CREDENTIAL_ENV.secret})`)
+    .option('--api-passphrase <passphrase>', `API passphrase (default $${CREDENTIAL_ENV.passphrase})`)
+    .addOption(
+      new Option('--log-level <level>', 'log level on stderr')
+        .choices(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+        .default('info'),
+    )
+    .addHelpText(
+      'after',
+      `
+Without credentials (flags or environment) the simulator accepts the fixed test credentials
+  key ${SIM_TEST_CREDENTIALS.apiKey}  secret ${SIM_TEST_CREDENTIALS.secret}  passphrase ${SIM_TEST_CREDENTIALS.passphrase}
+Inspection (no auth, loopback): GET /sim/v1/orders, /sim/v1/fills, /sim/v1/positions, /sim/v1/stats`,
+    )
+    .action(async (flags: SimFlags) => {
+      const { creds, fromDefaults } = resolveCredentials(flags);
+      const root = createRootLogger({
+        level: flags.logLevel as 'info',
+        secrets: fromDefaults ? [] : [creds.apiKey, creds.secret, creds.passphrase],
+        base: { app: 'capibot-sim' },
+      });
+      const log = root.logger;
+      if (fromDefaults) {
+        ctx.out.info(
+          `capibot sim: warning: no credentials given; accepting the test credentials key=${creds.apiKey} secret=${creds.secret} passphrase=${creds.passphrase}`,
+        );
+      }
+      if (flags.clock !== 'realtime' && flags.speed !== 1) throw new BadInputError('--speed applies to --clock realtime only', '--speed');
+      const faults = flags.faults !== undefined ? await loadFaultProfile(flags.faults) : NO_FAULTS;
+      const polls = await openPolls(flags.data);
+      let server;
+      try {
+        server = await createSimServer({
+          polls,
+          clock: flags.clock,
+          speed: flags.speed,
+          credentials: creds,
+          matching: {
+            fillModel: flags.fillModel,
+            slippageBps: dec(flags.slippageBps),
+            ...(flags.liquidity !== undefined ? { liquidityPerSnapshot: dec(flags.liquidity) } : {}),
+            acceptDelayMs: flags.acceptDelayMs,
+            cancelDelayMs: flags.cancelDelayMs,
+          },
+          limits: { ipWeightPerWindow: flags.ipWeight, uidWeightPerWindow: flags.uidWeight, orderRequestsPerSecond: flags.orderRate },
+          faults,
+          ...(flags.seed !== undefined ? { seed: flags.seed } : {}),
+          idsAsNumbers: flags.idsAsStrings !== true,
+          logger: log.child({ component: 'sim' }),
+        });
+      } catch (e) {
+        await polls.close();
+        throw e;
+      }
+      if (server.market.state().snapshotsApplied === 0) {
+        await server.close();
+        throw new BadInputError('the recording holds no polls', flags.data);
+      }
+      let address;
+      try {
+        address = await server.listen(flags.port, flags.host);
+      } catch (e) {
+        await server.close();
+        throw new ConfigError(`cannot listen on ${flags.host}:${flags.port}: ${e instanceof Error ? e.message : String(e)}`, '--port');
+      }
+      const signals = untilSignal();
+      ctx.out.data(`sim listening on ${address.url}`);
+      log.info(
+        { url: address.url, clock: flags.clock, data: flags.data, faults: flags.faults ?? null, fillModel: flags.fillModel },
+        'sim listening',
+      );
+      const sig = await signals;
+      log.info({ signal: sig, stats: server.venue.statsSnapshot() }, 'sim stopping');
+      await server.close();
+      root.flush();
     });
 };

@@ -1,12 +1,41 @@
+// `capibot validate --config FILE [--check-files]`: load and check a config exactly as `run` and
+// `backtest` would, without starting anything. Prints `ok: <summary>` (exit 0) or every problem, one
+// line each, the first as the error (exit 2).
 import type { RegisterCommand } from '../command.ts';
+import { errorLine } from '../output.ts';
+import { ConfigError } from '../../core/errors.ts';
+import {
+  checkConfigFiles,
+  configProblemLines,
+  loadConfigDocument,
+  summarizeConfig,
+} from '../../config/index.ts';
 
-// Placeholder until the owning issue lands: registered so that `capibot --help` lists it.
-export const registerValidate: RegisterCommand = (program) => {
+interface ValidateOptions {
+  readonly config: string;
+  readonly checkFiles?: boolean;
+}
+
+export const registerValidate: RegisterCommand = (program, ctx) => {
   program
     .command('validate')
-    .description('(not built yet)')
-    .allowUnknownOption()
-    .action(() => {
-      throw new Error('capibot validate is not built yet');
+    .description(
+      'Check a config file: YAML syntax, ${VAR} references, every field and cross-field rule, no inline secrets. ' +
+        'Prints "ok: <summary>" or one line per problem (file:line:col path: message); exit 2 when invalid.',
+    )
+    .requiredOption('-c, --config <file>', 'config file (YAML) to check')
+    .option('--check-files', 'also check that the strategy files and recordings it names exist', false)
+    .action((opts: ValidateOptions) => {
+      try {
+        const loaded = loadConfigDocument(opts.config, process.env);
+        if (opts.checkFiles === true) checkConfigFiles(loaded, process.cwd());
+        ctx.out.data(`ok: ${opts.config}: ${summarizeConfig(loaded.config, process.env)}`);
+      } catch (e) {
+        if (!(e instanceof ConfigError)) throw e;
+        // The first problem is the error line; every further one follows it, one line each.
+        ctx.out.error(errorLine(e));
+        for (const line of configProblemLines(e).slice(1)) ctx.out.error(`  also: ${line}`);
+        ctx.setExitCode(e.exitCode);
+      }
     });
 };

@@ -24,7 +24,26 @@ import {
   type WireHistoryRow,
   type WirePlaceEntry,
   type WirePlanRow,
+  type WireTickerParsed,
 } from './schemas.ts';
+
+/** A zod-parsed ticker as a WireTicker: absent mark/index prices stay absent (not `undefined`). */
+export function wireTickerFromParsed(p: WireTickerParsed): WireTicker {
+  return {
+    symbol: p.symbol,
+    last: p.last,
+    best_bid: p.best_bid,
+    best_ask: p.best_ask,
+    high_24h: p.high_24h,
+    low_24h: p.low_24h,
+    volume_24h: p.volume_24h,
+    timestamp: p.timestamp,
+    priceChangePercent: p.priceChangePercent,
+    base_volume: p.base_volume,
+    ...(p.markPrice !== undefined ? { markPrice: p.markPrice } : {}),
+    ...(p.indexPrice !== undefined ? { indexPrice: p.indexPrice } : {}),
+  };
+}
 
 export function tickerFromWire(w: WireTicker): Ticker {
   return {
@@ -70,8 +89,18 @@ export function placeEntryToWire(e: PlaceEntry): WirePlaceEntry {
   };
 }
 
-const SIDE_BY_WIRE: Readonly<Record<string, OrderSide>> = { '1': 'open_long', '2': 'open_short', '3': 'close_long', '4': 'close_short' };
-const TYPE_BY_WIRE: Readonly<Record<string, OrderType>> = { '0': 'normal', '1': 'postOnly', '2': 'fok', '3': 'ioc' };
+const SIDE_BY_WIRE: Readonly<Record<string, OrderSide>> = {
+  '1': 'open_long',
+  '2': 'open_short',
+  '3': 'close_long',
+  '4': 'close_short',
+};
+const TYPE_BY_WIRE: Readonly<Record<string, OrderType>> = {
+  '0': 'normal',
+  '1': 'postOnly',
+  '2': 'fok',
+  '3': 'ioc',
+};
 
 /** Wire entry → core entry (used by the simulator to read requests). */
 export function placeEntryFromWire(w: WirePlaceEntry): PlaceEntry {
@@ -87,16 +116,18 @@ export function placeEntryFromWire(w: WirePlaceEntry): PlaceEntry {
   };
 }
 
-export function batchOutcomesFromWire(
-  reply: WireBatchReply,
-  sent: readonly PlaceEntry[],
-): PlaceOutcome[] {
+export function batchOutcomesFromWire(reply: WireBatchReply, sent: readonly PlaceEntry[]): PlaceOutcome[] {
   // Entries are matched by client_oid when echoed, else by position (the documented order).
   const byOid = new Map(reply.order_info.filter((r) => r.client_oid).map((r) => [r.client_oid as string, r]));
   return sent.map((entry, i) => {
     const r = byOid.get(entry.clientOid) ?? reply.order_info[i];
     if (!r) {
-      return { clientOid: entry.clientOid, outcome: 'rejected', code: 'MISSING', message: 'no result for this entry in the reply' };
+      return {
+        clientOid: entry.clientOid,
+        outcome: 'rejected',
+        code: 'MISSING',
+        message: 'no result for this entry in the reply',
+      };
     }
     if (r.result && r.order_id) {
       return { clientOid: entry.clientOid, outcome: 'accepted', orderId: orderId(r.order_id) };
@@ -104,7 +135,10 @@ export function batchOutcomesFromWire(
     return {
       clientOid: entry.clientOid,
       outcome: 'rejected',
-      code: r.error_code !== undefined && r.error_code !== null && r.error_code !== '' ? String(r.error_code) : 'UNKNOWN',
+      code:
+        r.error_code !== undefined && r.error_code !== null && r.error_code !== ''
+          ? String(r.error_code)
+          : 'UNKNOWN',
       message: r.error_message ?? '',
     };
   });

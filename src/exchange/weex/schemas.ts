@@ -76,7 +76,10 @@ export const WIRE_TYPE = { open_long: '1', open_short: '2', close_long: '3', clo
 export const WIRE_ORDER_TYPE = { normal: '0', postOnly: '1', fok: '2', ioc: '3' } as const;
 
 const digitCode = <T extends string>(values: readonly [T, ...T[]]) =>
-  z.union([z.enum(values), z.number().int()]).transform((v) => String(v)).pipe(z.enum(values));
+  z
+    .union([z.enum(values), z.number().int()])
+    .transform((v) => String(v))
+    .pipe(z.enum(values));
 
 export const placeEntrySchema = z.object({
   client_oid: z.string().regex(/^[A-Za-z0-9_-]{1,40}$/, 'client_oid must be 1-40 chars of [A-Za-z0-9_-]'),
@@ -99,7 +102,10 @@ export type WirePlaceOrderBody = z.infer<typeof placeOrderBodySchema>;
 export const batchOrdersBodySchema = z.object({
   symbol: z.string().min(1),
   marginMode: z.union([z.literal(1), z.literal(3), z.literal('1'), z.literal('3')]).optional(),
-  orderDataList: z.array(placeEntrySchema).min(1, 'orderDataList is empty').max(20, 'at most 20 orders per batch'),
+  orderDataList: z
+    .array(placeEntrySchema)
+    .min(1, 'orderDataList is empty')
+    .max(20, 'at most 20 orders per batch'),
 });
 export type WireBatchOrdersBody = z.infer<typeof batchOrdersBodySchema>;
 
@@ -158,6 +164,8 @@ export const historyRowSchema = z.object({
   totalProfits: wireDecimal,
   contracts: z.number().optional(),
   filledQtyContracts: z.number().optional(),
+  presetTakeProfitPrice: wireDecimal.nullable().optional(),
+  presetStopLossPrice: wireDecimal.nullable().optional(),
 });
 export type WireHistoryRow = z.infer<typeof historyRowSchema>;
 export const historySchema = z.array(historyRowSchema);
@@ -189,11 +197,16 @@ export const fillsReplySchema = z
     z.array(fillSchema),
     z.object({ data: z.array(fillSchema) }),
     z.object({
-      data: z.object({ list: z.array(fillSchema), nextFlag: z.boolean().optional(), totals: z.number().optional() }),
+      data: z.object({
+        list: z.array(fillSchema),
+        nextFlag: z.boolean().optional(),
+        totals: z.number().optional(),
+      }),
     }),
   ])
   .transform((v) => {
-    if (Array.isArray(v)) return { list: v, nextFlag: false as boolean, totals: undefined as number | undefined };
+    if (Array.isArray(v))
+      return { list: v, nextFlag: false as boolean, totals: undefined as number | undefined };
     if ('list' in v) return { list: v.list, nextFlag: v.nextFlag ?? false, totals: v.totals };
     if (Array.isArray(v.data)) return { list: v.data, nextFlag: false, totals: undefined };
     return { list: v.data.list, nextFlag: v.data.nextFlag ?? false, totals: v.data.totals };
@@ -216,6 +229,8 @@ export const planRowSchema = z.object({
   triggerPrice: wireDecimal,
   triggerPriceType: z.string().nullable().optional(),
   triggerTime: z.union([wireTime, z.literal(''), z.null()]).optional(),
+  presetTakeProfitPrice: wireDecimal.nullable().optional(),
+  presetStopLossPrice: wireDecimal.nullable().optional(),
 });
 export type WirePlanRow = z.infer<typeof planRowSchema>;
 

@@ -44,11 +44,7 @@ export interface SignedHeaders {
   readonly locale?: string;
 }
 
-export function signedHeaders(
-  creds: Credentials,
-  i: SignInput,
-  locale?: string,
-): SignedHeaders {
+export function signedHeaders(creds: Credentials, i: SignInput, locale?: string): SignedHeaders {
   return {
     'ACCESS-KEY': creds.apiKey,
     'ACCESS-SIGN': sign(creds.secret, i),

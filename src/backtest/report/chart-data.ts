@@ -1,0 +1,142 @@
+// The data the HTML page draws, derived from the RunRecord: per-symbol last-price lines with fill
+// markers, the equity curve and its drawdown (equity minus its running peak, in quote). Floats are
+// fine here (charts only); times are whole seconds, as the charting library expects.
+import { decToNumber, type Dec } from '../../core/decimal.ts';
+import type { OrderSide } from '../../core/orders.ts';
+import { collapseEqualTimes, downsampleMinMax, pickEvenly, type Series } from './downsample.ts';
+import { isBuy, type ReportFill } from './fills.ts';
+import { checkTimeOrder } from './summary.ts';
+import type { RunRecord } from './types.ts';
+
+export interface ChartOptions {
+  /** Most points drawn per series (default 4000). */
+  readonly maxChartPoints?: number;
+  /** Most fill markers drawn per symbol (default 500); report.json and fills.csv keep every fill. */
+  readonly maxMarkersPerSymbol?: number;
+  /** Marker labels (side and size) are shown when a symbol has at most this many markers (default 50). */
+  readonly maxLabelledMarkers?: number;
+}
+
+export interface ChartMarker {
+  /** Seconds; snapped to a point of the symbol's line so the marker always has a bar to sit on. */
+  readonly t: number;
+  readonly price: number;
+  readonly buy: boolean;
+  readonly text: string;
+}
+
+export interface SymbolChart {
+  readonly symbol: string;
+  /** Decimals shown on the price axis. */
+  readonly precision: number;
+  readonly line: Series;
+  readonly markers: readonly ChartMarker[];
+  readonly fills: number;
+}
+
+export interface ChartData {
+  readonly symbols: readonly SymbolChart[];
+  readonly equity: Series;
+  readonly drawdown: Series;
+  /** Points in all series before downsampling. */
+  readonly sourcePoints: number;
+}
+
+const SIDE_CODE: Readonly<Record<OrderSide, string>> = {
+  open_long: 'OL',
+  close_long: 'CL',
+  open_short: 'OS',
+  close_short: 'CS',
+};
+
+const toSeconds = (ms: number): number => Math.floor(ms / 1000);
+
+function decimalsOf(d: Dec): number {
+  const s = d.toFixed();
+  const dot = s.indexOf('.');
+  return dot < 0 ? 0 : s.length - dot - 1;
+}
+
+/** Index of the element of sorted `ts` nearest to `t` (ties go to the earlier one). */
+function nearest(ts: readonly number[], t: number): number {
+  let lo = 0;
+  let hi = ts.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (ts[mid]! < t) lo = mid + 1;
+    else hi = mid;
+  }
+  if (lo > 0 && t - ts[lo - 1]! <= ts[lo]! - t) return lo - 1;
+  return lo;
+}
+
+function symbolChart(
+  symbol: string,
+  points: readonly { readonly t: number; readonly last: Dec }[],
+  fills: readonly ReportFill[],
+  maxPoints: number,
+  maxMarkers: number,
+  maxLabelled: number,
+): SymbolChart {
+  // A symbol traded without recorded prices is drawn through its fill prices.
+  const source = points.length > 0 ? points : fills.map((f) => ({ t: f.createdTime, last: f.price }));
+  let precision = 0;
+  for (const p of source) precision = Math.max(precision, decimalsOf(p.last));
+  const line = downsampleMinMax(
+    collapseEqualTimes({ t: source.map((p) => toSeconds(p.t)), v: source.map((p) => decToNumber(p.last)) }),
+    maxPoints,
+  );
+  const shown = pickEvenly(fills, maxMarkers);
+  const labelled = shown.length <= maxLabelled;
+  const markers = shown.map((f) => ({
+    t: line.t[nearest(line.t, toSeconds(f.createdTime))]!,
+    price: decToNumber(f.price),
+    buy: isBuy(f.side),
+    text: labelled ? `${SIDE_CODE[f.side]} ${f.size.toFixed()}` : '',
+  }));
+  return { symbol, precision: Math.min(precision, 10), line, markers, fills: fills.length };
+}
+
+/** Everything the page draws; deterministic. */
+export function buildChartData(
+  record: RunRecord,
+  fills: readonly ReportFill[],
+  opts: ChartOptions = {},
+): ChartData {
+  const maxPoints = opts.maxChartPoints ?? 4000;
+  const maxMarkers = opts.maxMarkersPerSymbol ?? 500;
+  const maxLabelled = opts.maxLabelledMarkers ?? 50;
+  const fillsBySymbol = new Map<string, ReportFill[]>();
+  for (const f of fills) {
+    const list = fillsBySymbol.get(f.symbol);
+    if (list === undefined) fillsBySymbol.set(f.symbol, [f]);
+    else list.push(f);
+  }
+  const symbols = [...new Set([...Object.keys(record.prices), ...fillsBySymbol.keys()])].sort();
+  let sourcePoints = 0;
+  const charts = symbols.map((symbol) => {
+    const points = Object.hasOwn(record.prices, symbol) ? (record.prices[symbol] ?? []) : [];
+    checkTimeOrder(points, `prices of ${symbol}`);
+    sourcePoints += points.length;
+    return symbolChart(symbol, points, fillsBySymbol.get(symbol) ?? [], maxPoints, maxMarkers, maxLabelled);
+  });
+
+  const t: number[] = [];
+  const eq: number[] = [];
+  const dd: number[] = [];
+  let peak = -Infinity;
+  for (const s of record.equity) {
+    const e = decToNumber(s.equity);
+    if (e > peak) peak = e;
+    t.push(toSeconds(s.t));
+    eq.push(e);
+    dd.push(e - peak);
+  }
+  sourcePoints += 2 * record.equity.length;
+  return {
+    symbols: charts,
+    equity: downsampleMinMax(collapseEqualTimes({ t, v: eq }), maxPoints),
+    drawdown: downsampleMinMax(collapseEqualTimes({ t, v: dd }), maxPoints),
+    sourcePoints,
+  };
+}

@@ -1,0 +1,60 @@
+// fills.csv: one row per fill, with a header; RFC 4180 (CRLF line ends, fields holding a comma, a
+// double quote, CR or LF are quoted, quotes doubled). Money as exact decimal strings.
+import type { ReportFill } from './fills.ts';
+import { isoTime, money } from './format.ts';
+
+export const FILLS_CSV_COLUMNS = [
+  'time',
+  'timeIso',
+  'tradeId',
+  'orderId',
+  'clientOid',
+  'strategy',
+  'symbol',
+  'side',
+  'positionSide',
+  'orderSide',
+  'direction',
+  'price',
+  'size',
+  'value',
+  'fee',
+  'realizedPnl',
+] as const;
+
+/** One field, quoted when RFC 4180 requires it. */
+export function csvField(value: string): string {
+  return /[",\r\n]/.test(value) ? `"${value.replaceAll('"', '""')}"` : value;
+}
+
+export function csvRow(fields: readonly string[]): string {
+  return fields.map(csvField).join(',') + '\r\n';
+}
+
+/** The text of fills.csv (fills in the order given). */
+export function renderFillsCsv(fills: readonly ReportFill[]): string {
+  const rows = [csvRow(FILLS_CSV_COLUMNS)];
+  for (const f of fills) {
+    rows.push(
+      csvRow([
+        String(f.createdTime),
+        isoTime(f.createdTime),
+        f.tradeId,
+        f.orderId,
+        f.clientOid ?? '',
+        f.strategy ?? '',
+        f.symbol,
+        f.side,
+        f.positionSide,
+        f.orderSide,
+        f.direction,
+        money(f.price),
+        money(f.size),
+        money(f.value),
+        money(f.fee),
+        money(f.realizedPnl),
+      ]),
+    );
+  }
+  return rows.join('');
+}

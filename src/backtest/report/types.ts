@@ -1,0 +1,62 @@
+// What a finished backtest hands to the report writers: the run's recorded facts, nothing derived.
+// Every figure in report.json, fills.csv and report.html is computed from a RunRecord alone (pure),
+// so the same record always gives byte-identical files. No wall-clock value belongs in here.
+import type { Dec } from '../../core/decimal.ts';
+import type { Order } from '../../core/orders.ts';
+import type { StoredFill } from '../../store/port.ts';
+
+/** One strategy instance of the run, as configured. */
+export interface RunStrategy {
+  readonly id: string;
+  /** The strategy file as named in the config. */
+  readonly file: string;
+  /** Parameters as given (plain JSON-like values; Dec and bigint are written as decimal strings). */
+  readonly params: Readonly<Record<string, unknown>>;
+}
+
+export interface RunInfo {
+  readonly strategies: readonly RunStrategy[];
+  /** The recording's file name, as given on the command line or in the config. */
+  readonly data: string;
+  /** Receive time (epoch ms) of the first and last ticker snapshot replayed. */
+  readonly firstTickTime: number;
+  readonly lastTickTime: number;
+  /** Number of ticker snapshots (recording lines) processed. */
+  readonly tickers: number;
+}
+
+/** Account equity at virtual time `t` (sampled by the driver; non-decreasing `t`). */
+export interface EquitySample {
+  readonly t: number;
+  /** Wallet balance + unrealized PnL, in quote currency. */
+  readonly equity: Dec;
+  /** Realized PnL so far. */
+  readonly realized: Dec;
+  /** Unrealized PnL of the open positions at `t`, marked to the last price. */
+  readonly unrealized: Dec;
+}
+
+/** A last-price sample of one symbol (downsampled by the driver; non-decreasing `t`). */
+export interface PricePoint {
+  readonly t: number;
+  readonly last: Dec;
+}
+
+export interface RunRecord {
+  readonly run: RunInfo;
+  /** Every order record of the run (one per client_oid), in its final state. */
+  readonly orders: readonly Order[];
+  /** Every fill, as stored. */
+  readonly fills: readonly StoredFill[];
+  readonly equity: readonly EquitySample[];
+  /** Per symbol (e.g. `cmt_btcusdt`). */
+  readonly prices: Readonly<Record<string, readonly PricePoint[]>>;
+  /** Requests sent, by endpoint id (ENDPOINTS keys). */
+  readonly requestsByEndpoint: Readonly<Record<string, number>>;
+  /** Total weight charged over the run, per budget. */
+  readonly weightUsed: { readonly ip: number; readonly uid: number };
+  /** Rejected placements, by reason (risk-gate reason or venue code). */
+  readonly rejectionsByReason: Readonly<Record<string, number>>;
+  /** HTTP 429 answers met during the run. */
+  readonly responses429: number;
+}

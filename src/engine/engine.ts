@@ -1,0 +1,655 @@
+// The engine: the RxJS composition of the data path (ARCHITECTURE.md).
+//
+//   tickers ─► strategy host (isolated streams) ─► risk gate ─► write-ahead store ─► executor ─► port
+//   executor / reconciliation ─► order events ─► reducer ─► store ─► strategies, positions, metrics
+//
+// Rules it keeps:
+// - Write-ahead: an approved placement gets its client_oid from the store's persisted sequence and is
+//   inserted as `created` (with its journal line) BEFORE it is handed to the executor; every order
+//   event is applied through the reducer and committed BEFORE anything acts on it.
+// - Steps never nest (trampoline.ts): strategy reactions to order updates run after the step that
+//   caused them. When the outermost step ends, the executor's coalescing window closes (one tick).
+// - Time comes only from the injected clock and scheduler, so the same code runs live and in
+//   virtual time. `onTick` is synchronous: a backtest calls `onTick(poll)` then awaits `idle()`.
+import type { Logger } from 'pino';
+import { interval, Subject, type Observable, type SchedulerLike, type Subscription } from 'rxjs';
+import type { Clock } from '../core/clock.ts';
+import { dec, decToString, isDecimalString, type Dec } from '../core/decimal.ts';
+import { InvariantViolation } from '../core/errors.ts';
+import type { OrderEvent } from '../core/events.ts';
+import type { ClientOid, StrategyId, SymbolId } from '../core/ids.ts';
+import type { Intent, PlaceIntent } from '../core/intents.ts';
+import type { ContractSpec, Ticker } from '../core/market.ts';
+import { applyOrderEvent, newOrder } from '../core/order-reducer.ts';
+import { isOpening, isTerminal, type Order } from '../core/orders.ts';
+import type { FillReport } from '../core/reports.ts';
+import type { ExchangePort } from '../exchange/port.ts';
+import { createBudget, type BudgetConfig } from '../execution/budget.ts';
+import { formatClientOid } from '../execution/client-oid.ts';
+import { Executor, type ExecutorOptions, type QueueDepth } from '../execution/executor.ts';
+import { schedulerTimers } from '../execution/timers.ts';
+import { riskRefused } from '../risk/decision.ts';
+import { evaluate, type RiskContext } from '../risk/gate.ts';
+import { DEFAULT_RISK_LIMITS, type RiskLimits } from '../risk/limits.ts';
+import { createOrderRate, recordPlacement, type OrderRateWindow } from '../risk/order-rate.ts';
+import { TRADING_STATES, engageKillSwitch, updateTradingState, type TradingState } from '../risk/trading-state.ts';
+import type { OrderStore, StoredFill } from '../store/port.ts';
+import type { StrategyDefinition } from '../strategy/define.ts';
+import { hostStrategies, type HostOutput } from '../strategy/host.ts';
+import { instantiateStrategy, type InstantiatedStrategy } from '../strategy/instantiate.ts';
+import type { PnlSnapshot, StrategyFill, StrategyStateSource } from '../strategy/types.ts';
+import type { EngineEvent } from './events.ts';
+import { Counters, LOCAL_REJECTION_CODES, type EngineMetrics } from './metrics.ts';
+import { Portfolio } from './portfolio.ts';
+import { Trampoline } from './trampoline.ts';
+
+export interface EngineStrategyConfig {
+  /** Instance id ([A-Za-z0-9_]{1,16}): part of every client_oid. */
+  readonly id: string;
+  readonly definition: StrategyDefinition;
+  readonly params?: unknown;
+}
+
+export interface EngineOptions {
+  /** First part of every client_oid. Default `cb`. */
+  readonly clientOidPrefix?: string;
+  readonly riskLimits?: RiskLimits;
+  /** Account equity at start; enables the drawdown breaker (equity = this + net PnL). */
+  readonly startingEquity?: Dec;
+  readonly budget?: Partial<BudgetConfig>;
+  readonly executor?: Partial<ExecutorOptions>;
+  /** Cancel the open orders of a strategy that gets disabled. Default true. */
+  readonly cancelOnDisable?: boolean;
+  /** When set, `start()` also pulses strategy timers every this many ms of scheduler time. */
+  readonly timerPulseMs?: number;
+}
+
+export interface EngineDeps {
+  readonly port: ExchangePort;
+  readonly store: OrderStore;
+  readonly clock: Clock;
+  readonly scheduler: SchedulerLike;
+  readonly log: Logger;
+  /** Contract specs of every symbol the strategies trade. */
+  readonly specs: ReadonlyMap<SymbolId, ContractSpec>;
+  readonly strategies: readonly EngineStrategyConfig[];
+  readonly options?: EngineOptions;
+}
+
+export interface EngineStartOptions {
+  /** A ticker source (poller or replay): one array per poll. Optional: `onTick` may be called instead. */
+  readonly tickers$?: Observable<readonly Ticker[]>;
+}
+
+export interface Engine {
+  /** Every engine event, synchronously, in order. Hot: subscribe before `start()`. */
+  readonly events$: Observable<EngineEvent>;
+  readonly strategies: readonly InstantiatedStrategy[];
+  /** The executor, for reconciliation reads (`executor.read(endpoint, fn)`) and the poller gate. */
+  readonly executor: Executor;
+  start(options?: EngineStartOptions): void;
+  /** One poll of tickers, processed synchronously (strategies, risk, store, executor queue). */
+  onTick(tickers: readonly Ticker[]): void;
+  /** Order events from reconciliation: reduced, committed, then shown to strategies. */
+  applyOrderEvents(events: readonly OrderEvent[]): void;
+  /** Orders and fills a caller already committed to the store (reconcile commit): notify only. */
+  ordersChanged(orders: readonly Order[], fills?: readonly StoredFill[]): void;
+  /** HALTED, and every open order of every strategy is canceled. */
+  killSwitch(reason: string): void;
+  tradingState(): TradingState;
+  /** Account PnL, marked at the latest tickers. */
+  pnl(): PnlSnapshot;
+  /** Open (non-terminal) orders, as the engine knows them. */
+  openOrders(): readonly Order[];
+  queueDepth(): QueueDepth;
+  metrics(): EngineMetrics;
+  /** Resolves when nothing is in flight and nothing can progress until time passes; rejects after a failure. */
+  idle(): Promise<void>;
+  /** Stops the ticker source, timers and strategies; the executor keeps its queue (see shutdown). */
+  stop(): void;
+  /** stop(), then let the executor drain until `deadlineMs`; unsent placements are rejected locally. */
+  shutdown(deadlineMs: number): Promise<QueueDepth>;
+  /** The failure that stopped the engine, if any. */
+  readonly failure: unknown;
+}
+
+const TRADING_STATE_META = 'tradingState';
+const EQUITY_PEAK_META = 'equityPeak';
+
+/** The journal's text of an intent: decimals as plain decimal strings (never exponent notation). */
+export function intentJson(intent: Intent): string {
+  switch (intent.kind) {
+    case 'place':
+      return JSON.stringify({
+        ...intent,
+        size: decToString(intent.size),
+        ...(intent.price !== undefined ? { price: decToString(intent.price) } : {}),
+      });
+    case 'cancel':
+    case 'cancelAll':
+      return JSON.stringify(intent);
+  }
+}
+
+export function createEngine(deps: EngineDeps): Engine {
+  return new EngineImpl(deps);
+}
+
+class EngineImpl implements Engine {
+  readonly events$: Observable<EngineEvent>;
+  readonly strategies: readonly InstantiatedStrategy[];
+  readonly executor: Executor;
+
+  readonly #deps: EngineDeps;
+  readonly #log: Logger;
+  readonly #store: OrderStore;
+  readonly #clock: Clock;
+  readonly #prefix: string;
+  readonly #limits: RiskLimits;
+  readonly #cancelOnDisable: boolean;
+  readonly #events = new Subject<EngineEvent>();
+  readonly #tickers = new Subject<Ticker>();
+  readonly #orders = new Subject<Order>();
+  readonly #fills = new Subject<StrategyFill>();
+  readonly #pulses = new Subject<number>();
+  readonly #trampoline: Trampoline;
+  readonly #counters = new Counters();
+  readonly #portfolio = new Portfolio();
+  readonly #latest = new Map<SymbolId, Ticker>();
+  readonly #lastPrices = new Map<SymbolId, Dec>();
+  readonly #open = new Map<ClientOid, Order>();
+  readonly #strategyIds: ReadonlySet<StrategyId>;
+  #orderRate: OrderRateWindow = createOrderRate();
+  #tradingState: TradingState = 'ACTIVE';
+  #equityPeak: Dec | undefined;
+  #subscriptions: Subscription[] = [];
+  #started = false;
+  #failure: unknown = undefined;
+
+  constructor(deps: EngineDeps) {
+    this.#deps = deps;
+    this.#log = deps.log;
+    this.#store = deps.store;
+    this.#clock = deps.clock;
+    const o = deps.options ?? {};
+    this.#prefix = o.clientOidPrefix ?? 'cb';
+    this.#limits = o.riskLimits ?? DEFAULT_RISK_LIMITS;
+    this.#cancelOnDisable = o.cancelOnDisable ?? true;
+    this.events$ = this.#events.asObservable();
+    this.#trampoline = new Trampoline(() => this.executor.endOfTick());
+
+    const state: StrategyStateSource = {
+      latestTicker: (s) => this.#latest.get(s),
+      openOrders: (strategy) => Object.freeze([...this.#open.values()].filter((ord) => ord.strategy === strategy)),
+      position: (strategy, symbol) => this.#portfolio.position(strategy, symbol),
+      pnl: (strategy) => this.#portfolio.pnl(strategy, this.#mark),
+    };
+    const ids = new Set<string>();
+    this.strategies = deps.strategies.map((s) => {
+      if (ids.has(s.id)) throw new InvariantViolation(`duplicate strategy id ${s.id}`);
+      ids.add(s.id);
+      return instantiateStrategy({
+        id: s.id,
+        definition: s.definition,
+        params: s.params,
+        specs: deps.specs,
+        clock: deps.clock,
+        log: deps.log,
+        state,
+      });
+    });
+    this.#strategyIds = new Set(this.strategies.map((s) => s.id));
+
+    this.executor = new Executor({
+      port: deps.port,
+      clock: deps.clock,
+      timers: schedulerTimers(deps.scheduler),
+      budget: createBudget(o.budget),
+      onOrderEvent: (e) => this.#applyEvent(e),
+      onFatal: (e) => this.#fail(e),
+      log: deps.log.child({ component: 'executor' }),
+      ...(o.executor !== undefined ? { options: o.executor } : {}),
+    });
+    this.#loadState();
+  }
+
+  get failure(): unknown {
+    return this.#failure;
+  }
+
+  // ---- lifecycle -----------------------------------------------------------------------------------
+
+  start(options: EngineStartOptions = {}): void {
+    if (this.#started) throw new InvariantViolation('engine already started');
+    this.#started = true;
+    this.#settleUnsent();
+    const host$ = hostStrategies(
+      this.strategies,
+      { tickers$: this.#tickers, orders$: this.#orders, fills$: this.#fills, clock$: this.#pulses },
+      this.#clock,
+    );
+    this.#subscriptions.push(host$.subscribe((out) => this.#onHostOutput(out)));
+    if (options.tickers$) {
+      this.#subscriptions.push(
+        options.tickers$.subscribe({
+          next: (poll) => this.onTick(poll),
+          error: (e: unknown) => this.#log.error({ err: e }, 'ticker source failed'),
+        }),
+      );
+    }
+    const pulseMs = this.#deps.options?.timerPulseMs;
+    if (pulseMs !== undefined) {
+      this.#subscriptions.push(interval(pulseMs, this.#deps.scheduler).subscribe(() => this.#trampoline.run(() => this.#pulses.next(this.#clock.now()))));
+    }
+  }
+
+  stop(): void {
+    for (const s of this.#subscriptions) s.unsubscribe();
+    this.#subscriptions = [];
+  }
+
+  async shutdown(deadlineMs: number): Promise<QueueDepth> {
+    this.stop();
+    return this.executor.drain(deadlineMs);
+  }
+
+  async idle(): Promise<void> {
+    for (;;) {
+      if (this.#failure !== undefined) throw this.#failure;
+      await this.executor.idle();
+      if (this.#failure !== undefined) throw this.#failure;
+      if (this.executor.isQuiescent() && !this.#trampoline.running) return;
+    }
+  }
+
+  // ---- inputs --------------------------------------------------------------------------------------
+
+  onTick(tickers: readonly Ticker[]): void {
+    if (!this.#started) throw new InvariantViolation('engine.onTick before start()');
+    if (this.#failure !== undefined) return;
+    this.#trampoline.run(() => {
+      for (const t of tickers) {
+        this.#latest.set(t.symbol, t);
+        this.#lastPrices.set(t.symbol, t.last);
+      }
+      this.#counters.tickers += tickers.length;
+      this.#checkDrawdown();
+      this.#pulses.next(this.#clock.now());
+      for (const t of tickers) this.#tickers.next(t);
+    });
+  }
+
+  applyOrderEvents(events: readonly OrderEvent[]): void {
+    this.#trampoline.run(() => {
+      for (const e of events) this.#applyEvent(e);
+    });
+  }
+
+  ordersChanged(orders: readonly Order[], fills: readonly StoredFill[] = []): void {
+    this.#trampoline.run(() => {
+      for (const f of fills) {
+        const order = f.clientOid !== undefined ? (this.#open.get(f.clientOid) ?? this.#store.getOrder(f.clientOid)) : undefined;
+        this.#takeFill(f, order);
+      }
+      for (const o of orders) this.#orderUpdated(o);
+      this.#checkDrawdown();
+    });
+  }
+
+  killSwitch(reason: string): void {
+    this.#trampoline.run(() => {
+      const k = engageKillSwitch();
+      this.#setTradingState(k.state, `kill switch: ${reason}`);
+      for (const o of [...this.#open.values()]) this.#requestCancel(o);
+    });
+  }
+
+  // ---- views ---------------------------------------------------------------------------------------
+
+  tradingState(): TradingState {
+    return this.#tradingState;
+  }
+
+  pnl(): PnlSnapshot {
+    return this.#portfolio.pnl(undefined, this.#mark);
+  }
+
+  openOrders(): readonly Order[] {
+    return [...this.#open.values()];
+  }
+
+  queueDepth(): QueueDepth {
+    return this.executor.depth();
+  }
+
+  metrics(): EngineMetrics {
+    const c = this.#counters;
+    const x = this.executor.metrics();
+    return {
+      tickers: c.tickers,
+      intents: c.intents,
+      ordersCreated: c.ordersCreated,
+      ordersAccepted: c.ordersAccepted,
+      ordersRejected: c.ordersRejected,
+      ordersUnknown: c.ordersUnknown,
+      ordersCanceled: c.ordersCanceled,
+      ordersFilled: c.ordersFilled,
+      fills: c.fills,
+      cancelsRequested: c.cancelsRequested,
+      strategiesDisabled: c.strategiesDisabled,
+      rejectionsByReason: { ...c.rejections },
+      requestsByEndpoint: x.requestsByEndpoint,
+      weightUsed: x.weightUsed,
+      rateLimited: x.rateLimited,
+      batchCalls: x.batchCalls,
+      batchEntries: x.batchEntries,
+      singleCalls: x.singleCalls,
+      superseded: x.superseded,
+      queue: this.executor.depth(),
+      budget: this.executor.budgetUsage(),
+      tradingState: this.#tradingState,
+    };
+  }
+
+  // ---- strategy output → risk gate → write-ahead → executor ----------------------------------------
+
+  #onHostOutput(out: HostOutput): void {
+    if (this.#failure !== undefined) return;
+    // Never throw inside an RxJS subscriber: a failure stops the engine and is reported by #fail.
+    this.#guard(false, () => {
+      this.#emit(out);
+      if (out.kind === 'StrategyDisabled') {
+        this.#counters.strategiesDisabled++;
+        this.#log.warn({ strategy: out.strategy, reason: out.reason }, 'strategy disabled');
+        if (this.#cancelOnDisable) for (const o of this.#ownOpen(out.strategy)) this.#requestCancel(o);
+        return;
+      }
+      this.#counters.intents++;
+      this.#handleIntent(out.strategy, out.intent);
+    });
+  }
+
+  #riskContext(now: number): RiskContext {
+    return {
+      now,
+      limits: this.#limits,
+      tradingState: this.#tradingState,
+      lastPrices: this.#lastPrices,
+      positions: this.#portfolio.hedgePositions(),
+      openOrders: [...this.#open.values()],
+      orderRate: this.#orderRate,
+    };
+  }
+
+  #handleIntent(strategy: StrategyId, intent: Intent): void {
+    const now = this.#clock.now();
+    const decision = evaluate(intent, this.#riskContext(now));
+    if (!decision.approved) {
+      this.#counters.reject(decision.reason);
+      this.#store.appendJournal({ at: now, strategy, intent: intentJson(intent), outcome: `refused:${decision.reason}` });
+      this.#emit(riskRefused(strategy, intent, decision, now));
+      return;
+    }
+    switch (intent.kind) {
+      case 'place':
+        this.#place(strategy, intent, now);
+        return;
+      case 'cancel': {
+        const order =
+          intent.clientOid !== undefined
+            ? (this.#open.get(intent.clientOid) ?? this.#store.getOrder(intent.clientOid))
+            : intent.orderId !== undefined
+              ? this.#store.getOrderByOrderId(intent.orderId)
+              : undefined;
+        this.#store.appendJournal({ at: now, strategy, intent: intentJson(intent), outcome: 'approved', ...(order ? { clientOid: order.clientOid } : {}) });
+        if (order === undefined || order.strategy !== strategy || order.symbol !== intent.symbol) {
+          this.#emit({ kind: 'IntentIgnored', at: now, strategy, intent, reason: 'no such order of this strategy on this symbol' });
+          return;
+        }
+        if (isTerminal(order.status)) {
+          this.#emit({ kind: 'IntentIgnored', at: now, strategy, intent, reason: `the order is already ${order.status}` });
+          return;
+        }
+        this.#requestCancel(order);
+        return;
+      }
+      case 'cancelAll':
+        this.#store.appendJournal({ at: now, strategy, intent: intentJson(intent), outcome: 'approved' });
+        for (const o of this.#ownOpen(strategy)) if (intent.symbol === undefined || o.symbol === intent.symbol) this.#requestCancel(o);
+        return;
+    }
+  }
+
+  #place(strategy: StrategyId, intent: PlaceIntent, now: number): void {
+    const store = this.#store;
+    const order = store.transaction(() => {
+      const clientOid = formatClientOid(this.#prefix, strategy, store.nextSequence(strategy));
+      const o = newOrder({
+        clientOid,
+        strategy,
+        symbol: intent.symbol,
+        side: intent.side,
+        orderType: intent.orderType,
+        size: intent.size,
+        ...(intent.price !== undefined ? { price: intent.price } : {}),
+        ...(intent.tag !== undefined ? { tag: intent.tag } : {}),
+        at: now,
+      });
+      store.insertOrder(o);
+      store.appendJournal({ at: now, strategy, intent: intentJson(intent), outcome: 'approved', clientOid });
+      return o;
+    });
+    this.#orderRate = recordPlacement(this.#orderRate, now);
+    this.#open.set(order.clientOid, order);
+    this.#counters.ordersCreated++;
+    this.#emit({ kind: 'OrderCreated', at: now, order });
+    this.executor.submitPlacement({
+      strategy,
+      symbol: order.symbol,
+      entry: {
+        clientOid: order.clientOid,
+        side: order.side,
+        orderType: order.orderType,
+        size: order.size,
+        ...(order.price !== undefined ? { price: order.price } : {}),
+      },
+      ...(order.tag !== undefined ? { tag: order.tag } : {}),
+      // Position-reducing orders go first among placements.
+      priority: isOpening(order.side) ? 0 : 1,
+    });
+    this.#notifyOrder(order);
+  }
+
+  /** Cancels one order: locally when it never left, through cancel_order otherwise. */
+  #requestCancel(order: Order): void {
+    const current = this.#open.get(order.clientOid) ?? order;
+    if (isTerminal(current.status) || current.status === 'canceling') return;
+    const at = this.#clock.now();
+    this.#counters.cancelsRequested++;
+    // `created` never left (OrderSubmitted is committed before any request); a withdrawn placement
+    // came back unsent (after a 429). Either way nothing is at the exchange: settle it here.
+    if (this.executor.withdraw(current.clientOid) || current.status === 'created') {
+      this.#applyEvent({ kind: 'OrderCanceled', clientOid: current.clientOid, at, reason: 'canceled before it was sent' });
+      return;
+    }
+    this.#applyEvent({ kind: 'CancelRequested', clientOid: current.clientOid, at });
+    const updated = this.#open.get(current.clientOid);
+    if (updated?.status !== 'canceling') return;
+    this.executor.submitCancel({
+      symbol: updated.symbol,
+      clientOid: updated.clientOid,
+      ...(updated.orderId !== undefined ? { orderId: updated.orderId } : {}),
+    });
+  }
+
+  // ---- order events → reducer → store → strategies -------------------------------------------------
+
+  /** Applies one event: reduce, commit, then publish. Synchronous: the executor acts right after. */
+  #applyEvent(e: OrderEvent): void {
+    // Rethrows: the executor must not act on an event the store did not take.
+    this.#guard(true, () => {
+      const order = this.#open.get(e.clientOid) ?? this.#store.getOrder(e.clientOid);
+      if (order === undefined) {
+        this.#log.warn({ event: e.kind, clientOid: e.clientOid }, 'order event for an order that is not in the store');
+        return;
+      }
+      if (e.kind === 'OrderFilled' && this.#store.hasFill(e.tradeId)) return;
+      const r = applyOrderEvent(order, e);
+      this.#store.transaction(() => {
+        if (e.kind === 'OrderFilled') this.#store.recordFill({ ...e.fill, clientOid: e.clientOid });
+        if (r.changed) this.#store.updateOrder(r.order);
+      });
+      this.#count(e);
+      this.#emit(e);
+      if (r.anomaly !== undefined) {
+        this.#log.warn({ clientOid: e.clientOid, event: e.kind, anomaly: r.anomaly }, 'order anomaly');
+        this.#emit({ kind: 'OrderAnomaly', at: e.at, clientOid: e.clientOid, event: e.kind, anomaly: r.anomaly });
+      }
+      if (e.kind === 'OrderFilled') this.#takeFill(e.fill, r.order);
+      if (r.changed) this.#orderUpdated(r.order);
+    });
+  }
+
+  #count(e: OrderEvent): void {
+    const c = this.#counters;
+    switch (e.kind) {
+      case 'OrderAccepted':
+        c.ordersAccepted++;
+        return;
+      case 'OrderRejected':
+        c.ordersRejected++;
+        c.reject(LOCAL_REJECTION_CODES.has(e.code) ? `local:${e.code}` : `exchange:${e.code}`);
+        return;
+      case 'OrderOutcomeUnknown':
+        c.ordersUnknown++;
+        return;
+      case 'OrderLost':
+        c.reject('lost');
+        return;
+      default:
+        return;
+    }
+  }
+
+  /** Keeps the open-order index and the strategies up to date with a committed order. */
+  #orderUpdated(order: Order): void {
+    const before = this.#open.get(order.clientOid);
+    if (isTerminal(order.status)) {
+      this.#open.delete(order.clientOid);
+      if (before !== undefined) {
+        if (order.status === 'canceled') this.#counters.ordersCanceled++;
+        if (order.status === 'filled') this.#counters.ordersFilled++;
+      }
+    } else {
+      this.#open.set(order.clientOid, order);
+    }
+    this.#notifyOrder(order);
+  }
+
+  #notifyOrder(order: Order): void {
+    if (!this.#strategyIds.has(order.strategy)) return;
+    const frozen = Object.freeze({ ...order });
+    this.#trampoline.run(() => this.#orders.next(frozen));
+  }
+
+  /** A fill recorded once in the store: into the positions, then to its strategy. */
+  #takeFill(fill: FillReport, order: Order | undefined): void {
+    this.#counters.fills++;
+    const skipped = this.#portfolio.applyFill(fill, order?.strategy, order?.side);
+    if (skipped !== undefined) this.#log.warn({ tradeId: fill.tradeId }, skipped);
+    if (order === undefined || !this.#strategyIds.has(order.strategy)) return;
+    const sf: StrategyFill = Object.freeze({
+      ...fill,
+      strategy: order.strategy,
+      clientOid: order.clientOid,
+      side: order.side,
+      price: fill.size.gt(0) ? fill.value.div(fill.size) : fill.value,
+    });
+    this.#trampoline.run(() => this.#fills.next(sf));
+    this.#checkDrawdown();
+  }
+
+  // ---- trading state -------------------------------------------------------------------------------
+
+  readonly #mark = (symbol: SymbolId): Dec | undefined => this.#lastPrices.get(symbol);
+
+  #checkDrawdown(): void {
+    const start = this.#deps.options?.startingEquity;
+    if (start === undefined) return;
+    const equity = start.plus(this.#portfolio.pnl(undefined, this.#mark).net);
+    const peak = this.#equityPeak === undefined || equity.gt(this.#equityPeak) ? equity : this.#equityPeak;
+    if (this.#equityPeak === undefined || !peak.eq(this.#equityPeak)) {
+      this.#equityPeak = peak;
+      this.#store.setMeta(EQUITY_PEAK_META, decToString(peak));
+    }
+    const next = updateTradingState(this.#tradingState, peak, equity, this.#limits);
+    if (next !== this.#tradingState) this.#setTradingState(next, `drawdown: equity ${decToString(equity)} from peak ${decToString(peak)}`);
+  }
+
+  #setTradingState(to: TradingState, reason: string): void {
+    const from = this.#tradingState;
+    if (from === to) return;
+    this.#tradingState = to;
+    this.#store.setMeta(TRADING_STATE_META, to);
+    this.#log.warn({ from, to, reason }, 'trading state changed');
+    this.#emit({ kind: 'TradingStateChanged', at: this.#clock.now(), from, to, reason });
+  }
+
+  // ---- start-up and plumbing -----------------------------------------------------------------------
+
+  /** Open orders, positions, trading state and equity peak from the store. */
+  #loadState(): void {
+    for (const o of this.#store.openOrders()) this.#open.set(o.clientOid, o);
+    const byOid = new Map<ClientOid, Order>();
+    for (const f of this.#store.allFills()) {
+      let order: Order | undefined;
+      if (f.clientOid !== undefined) {
+        order = byOid.get(f.clientOid) ?? this.#store.getOrder(f.clientOid);
+        if (order !== undefined) byOid.set(f.clientOid, order);
+      }
+      this.#portfolio.applyFill(f, order?.strategy, order?.side);
+    }
+    const ts = this.#store.getMeta(TRADING_STATE_META);
+    if (ts !== undefined && (TRADING_STATES as readonly string[]).includes(ts)) this.#tradingState = ts as TradingState;
+    const peak = this.#store.getMeta(EQUITY_PEAK_META);
+    if (peak !== undefined && isDecimalString(peak)) this.#equityPeak = dec(peak);
+  }
+
+  /**
+   * Orders still `created` at start were never sent (OrderSubmitted is committed before a request
+   * leaves): they are rejected locally, exactly.
+   */
+  #settleUnsent(): void {
+    const at = this.#clock.now();
+    for (const o of [...this.#open.values()]) {
+      if (o.status === 'created') this.#applyEvent({ kind: 'OrderRejected', clientOid: o.clientOid, at, code: 'NOT_SENT', reason: 'found unsent at start-up' });
+    }
+  }
+
+  #ownOpen(strategy: StrategyId): Order[] {
+    return [...this.#open.values()].filter((o) => o.strategy === strategy);
+  }
+
+  #emit(e: EngineEvent): void {
+    this.#events.next(e);
+  }
+
+  /** Store failures (and bugs) stop the engine instead of leaving it half-applied. */
+  #guard(rethrow: boolean, fn: () => void): void {
+    try {
+      fn();
+    } catch (e) {
+      this.#fail(e);
+      if (rethrow) throw e;
+    }
+  }
+
+  #fail(e: unknown): void {
+    if (this.#failure !== undefined) return;
+    this.#failure = e;
+    this.#log.error({ err: e }, 'engine stopped on a fatal error');
+    this.#emit({ kind: 'EngineFailed', at: this.#clock.now(), message: e instanceof Error ? e.message : String(e) });
+    this.stop();
+    this.executor.stop();
+  }
+}

@@ -1,0 +1,58 @@
+// Engine counters, derived only from what the engine did (no wall clock): deterministic in
+// backtests, exported as Prometheus metrics live.
+import type { EndpointId } from '../core/endpoints.ts';
+import type { BudgetUsage } from '../execution/budget.ts';
+import type { QueueDepth } from '../execution/executor.ts';
+import type { TradingState } from '../risk/trading-state.ts';
+
+export interface EngineMetrics {
+  readonly tickers: number;
+  readonly intents: number;
+  readonly ordersCreated: number;
+  readonly ordersAccepted: number;
+  readonly ordersRejected: number;
+  readonly ordersUnknown: number;
+  readonly ordersCanceled: number;
+  readonly ordersFilled: number;
+  readonly fills: number;
+  readonly cancelsRequested: number;
+  readonly strategiesDisabled: number;
+  /**
+   * Refusals and rejections by reason: risk gate reasons as they are (`price_band`, ...), exchange
+   * rejections as `exchange:<code>`, local ones as `local:<CODE>` (SUPERSEDED, NOT_SENT, ...).
+   */
+  readonly rejectionsByReason: Readonly<Record<string, number>>;
+  readonly requestsByEndpoint: Readonly<Partial<Record<EndpointId, number>>>;
+  /** Weight granted since start (what the exchange was charged). */
+  readonly weightUsed: { readonly ip: number; readonly uid: number };
+  readonly rateLimited: number;
+  readonly batchCalls: number;
+  readonly batchEntries: number;
+  readonly singleCalls: number;
+  readonly superseded: number;
+  readonly queue: QueueDepth;
+  readonly budget: BudgetUsage;
+  readonly tradingState: TradingState;
+}
+
+/** Local rejection codes the executor and engine use (never sent by the exchange). */
+export const LOCAL_REJECTION_CODES: ReadonlySet<string> = new Set(['SUPERSEDED', 'NOT_SENT', 'TRANSPORT']);
+
+export class Counters {
+  tickers = 0;
+  intents = 0;
+  ordersCreated = 0;
+  ordersAccepted = 0;
+  ordersRejected = 0;
+  ordersUnknown = 0;
+  ordersCanceled = 0;
+  ordersFilled = 0;
+  fills = 0;
+  cancelsRequested = 0;
+  strategiesDisabled = 0;
+  readonly rejections: Record<string, number> = {};
+
+  reject(reason: string): void {
+    this.rejections[reason] = (this.rejections[reason] ?? 0) + 1;
+  }
+}

@@ -1,0 +1,518 @@
+// The matching core: the account's orders per symbol matched against ticker snapshots (best bid,
+// best ask, last). Pure and deterministic: no I/O, no ambient time (every call carries `now`), ids
+// from seeded counters. The HTTP server, the in-process port and every clock mode share this one core.
+//
+// Rules (issue 3, weex-facts.md §9):
+// - A limit order marketable on arrival fills at once as taker at the opposite best price; what the
+//   liquidity cap leaves rests (normal) or is canceled (ioc); fok fills entirely or not at all;
+//   post-only that would take is canceled.
+// - A resting order fills as maker at its own price when the market reaches it: `through` needs the
+//   opposite best to cross the limit by at least one tick, `touch` only to reach it.
+// - Market orders fill at the opposite best ± slippage (rounded to the tick, against the taker) and
+//   are recorded as order_type "ioc" with price "0.0".
+// - Statuses: pending → open → filled, or (open →) canceling → canceled; canceled may be partially filled.
+// - Hedge mode: a close never exceeds the leg minus the remaining size of the leg's active closes.
+import { dec, decMin, roundToStep, ZERO, type Dec } from '../../core/decimal.ts';
+import type { WireTicker } from '../../core/market.ts';
+import { isOpening } from '../../core/orders.ts';
+import { ContractTable } from './contracts.ts';
+import { IdSequence } from './ids.ts';
+import { isActive, remainingOf, type Liquidity, type SimFill, type SimOrder, type SimOrderRequest } from './model.ts';
+import { applyFill, EMPTY_POSITION, isBuy, legOf, type LegName, type SymbolPosition } from './positions.ts';
+import { REJECT, type VenueReject } from './venue-errors.ts';
+
+export type FillModel = 'through' | 'touch';
+
+export interface MatchingConfig {
+  readonly contracts?: ContractTable;
+  /** Resting-order fill rule; default `through` (conservative). */
+  readonly fillModel?: FillModel;
+  /** Market-order slippage in basis points against the taker; default 0. */
+  readonly slippageBps?: Dec;
+  /** Quantity (base coin) the market offers per symbol, per side, per snapshot; absent = unlimited. */
+  readonly liquidityPerSnapshot?: Dec;
+  /** Seed of the order-id and trade-id sequences. */
+  readonly seed?: number;
+  /** How long a new order stays `pending` before matching; default 0 (matched on arrival). */
+  readonly acceptDelayMs?: number;
+  /** How long a cancel stays `canceling` (the order may still fill meanwhile); default 0. */
+  readonly cancelDelayMs?: number;
+}
+
+/** The market as one snapshot shows it for one symbol. Sides ≤ 0 are treated as absent. */
+export interface Book {
+  readonly bid?: Dec;
+  readonly ask?: Dec;
+  readonly last?: Dec;
+  readonly time: number;
+}
+
+export type PlaceResult =
+  | { readonly ok: true; readonly order: SimOrder }
+  | { readonly ok: false; readonly clientOid: string; readonly reject: VenueReject };
+
+export type CancelResult = { readonly ok: true; readonly order: SimOrder } | { readonly ok: false; readonly reject: VenueReject };
+
+export interface CancelSelector {
+  readonly symbol?: string;
+  readonly orderId?: string;
+  readonly clientOid?: string;
+}
+
+interface Liquidities {
+  buy: Dec | undefined;
+  sell: Dec | undefined;
+}
+
+const BPS = dec(10_000);
+
+function positiveOrUndefined(s: string | undefined): Dec | undefined {
+  if (s === undefined) return undefined;
+  try {
+    const d = dec(s);
+    return d.gt(0) ? d : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Orders sort by id: ids are equal-length increasing decimal strings, compared as numbers. */
+function compareIds(a: string, b: string): number {
+  return a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
+}
+
+export class MatchingCore {
+  readonly contracts: ContractTable;
+  readonly #fillModel: FillModel;
+  readonly #slippage: Dec;
+  readonly #liquidityCap: Dec | undefined;
+  readonly #acceptDelayMs: number;
+  readonly #cancelDelayMs: number;
+  readonly #orderIds: IdSequence;
+  readonly #tradeIds: IdSequence;
+
+  #now = 0;
+  readonly #orders = new Map<string, SimOrder>();
+  readonly #revisions = new Map<string, SimOrder[]>();
+  readonly #byClientOid = new Map<string, string>();
+  /** Active (pending/open/canceling) order ids per symbol. */
+  readonly #active = new Map<string, Set<string>>();
+  readonly #fills: SimFill[] = [];
+  readonly #positions = new Map<string, SymbolPosition>();
+  readonly #books = new Map<string, Book>();
+  readonly #liquidity = new Map<string, Liquidities>();
+  #tickers: readonly WireTicker[] = [];
+
+  constructor(config: MatchingConfig = {}) {
+    this.contracts = config.contracts ?? new ContractTable();
+    this.#fillModel = config.fillModel ?? 'through';
+    this.#slippage = config.slippageBps ?? ZERO;
+    this.#liquidityCap = config.liquidityPerSnapshot;
+    this.#acceptDelayMs = config.acceptDelayMs ?? 0;
+    this.#cancelDelayMs = config.cancelDelayMs ?? 0;
+    const seed = config.seed ?? 1;
+    this.#orderIds = new IdSequence(seed, 1);
+    this.#tradeIds = new IdSequence(seed, 2);
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Reads
+
+  /** The core's time: the latest `now` it was given. */
+  get now(): number {
+    return this.#now;
+  }
+
+  /** The last snapshot's tickers, exactly as given. */
+  tickers(): readonly WireTicker[] {
+    return this.#tickers;
+  }
+
+  book(symbol: string): Book | undefined {
+    return this.#books.get(symbol);
+  }
+
+  /** A symbol is tradable when the contracts table names it or the market data has shown it. */
+  isKnownSymbol(symbol: string): boolean {
+    return this.contracts.names(symbol) || this.#books.has(symbol);
+  }
+
+  knownSymbols(): readonly string[] {
+    return [...new Set([...this.contracts.namedSymbols(), ...this.#books.keys()])].sort();
+  }
+
+  /** Every order, oldest first, in its current state. */
+  orders(): readonly SimOrder[] {
+    return [...this.#orders.values()];
+  }
+
+  order(orderId: string): SimOrder | undefined {
+    return this.#orders.get(orderId);
+  }
+
+  orderByClientOid(clientOid: string): SimOrder | undefined {
+    const id = this.#byClientOid.get(clientOid);
+    return id === undefined ? undefined : this.#orders.get(id);
+  }
+
+  /** Every order as it stood at time `t` (orders created later are absent): stale history views. */
+  ordersAsOf(t: number): readonly SimOrder[] {
+    const out: SimOrder[] = [];
+    for (const revs of this.#revisions.values()) {
+      let last: SimOrder | undefined;
+      for (const r of revs) {
+        if (r.updateTime > t) break;
+        last = r;
+      }
+      if (last) out.push(last);
+    }
+    return out;
+  }
+
+  /** Every fill, oldest first. */
+  fills(): readonly SimFill[] {
+    return this.#fills;
+  }
+
+  position(symbol: string): SymbolPosition {
+    return this.#positions.get(symbol) ?? EMPTY_POSITION;
+  }
+
+  positions(): ReadonlyMap<string, SymbolPosition> {
+    return this.#positions;
+  }
+
+  /** Leg quantity not yet promised to active close orders. */
+  closable(symbol: string, leg: LegName): Dec {
+    let reserved = ZERO;
+    const closeSide = leg === 'long' ? 'close_long' : 'close_short';
+    for (const id of this.#active.get(symbol) ?? []) {
+      const o = this.#orders.get(id);
+      if (o && o.side === closeSide) reserved = reserved.plus(remainingOf(o));
+    }
+    return this.position(symbol)[leg].qty.minus(reserved);
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Time and market data
+
+  /**
+   * Moves time forward to `now` (never backward: an earlier `now` is read as the current time) and
+   * runs what fell due meanwhile, in due order: pending orders reach matching, cancels complete.
+   */
+  advanceTo(now: number): void {
+    const target = Math.max(now, this.#now);
+    for (;;) {
+      const next = this.#nextDue(target);
+      if (!next) break;
+      this.#now = Math.max(this.#now, next.at);
+      if (next.order.status === 'pending') this.#activate(next.order, this.#now);
+      else this.#finishCancel(next.order, this.#now);
+    }
+    this.#now = target;
+  }
+
+  /** Installs a snapshot taken at `now`: resets the per-snapshot liquidity and fills resting orders. */
+  applyTickers(now: number, tickers: readonly WireTicker[]): void {
+    this.advanceTo(now);
+    this.#tickers = tickers;
+    const touched: string[] = [];
+    for (const t of tickers) {
+      const book: Book = {
+        time: this.#now,
+        ...optional('bid', positiveOrUndefined(t.best_bid)),
+        ...optional('ask', positiveOrUndefined(t.best_ask)),
+        ...optional('last', positiveOrUndefined(t.last)),
+      };
+      this.#books.set(t.symbol, book);
+      this.#liquidity.set(t.symbol, { buy: this.#liquidityCap, sell: this.#liquidityCap });
+      touched.push(t.symbol);
+    }
+    for (const symbol of touched) this.#matchResting(symbol, this.#now);
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Requests
+
+  place(now: number, symbol: string, req: SimOrderRequest): PlaceResult {
+    this.advanceTo(now);
+    const reject = this.#validate(symbol, req);
+    if (reject) return { ok: false, clientOid: req.clientOid, reject };
+    const t = this.#now;
+    const isMarket = req.price === undefined;
+    const order: SimOrder = {
+      orderId: this.#orderIds.take(),
+      clientOid: req.clientOid,
+      symbol,
+      side: req.side,
+      orderType: isMarket && req.orderType === 'normal' ? 'ioc' : req.orderType,
+      isMarket,
+      ...optional('price', req.price),
+      size: req.size,
+      filledQty: ZERO,
+      filledValue: ZERO,
+      fee: ZERO,
+      totalProfits: ZERO,
+      status: 'pending',
+      marginMode: req.marginMode ?? 'SHARED',
+      ...optional('presetTakeProfitPrice', req.presetTakeProfitPrice),
+      ...optional('presetStopLossPrice', req.presetStopLossPrice),
+      createTime: t,
+      updateTime: t,
+      aggressive: false,
+      activateAt: t + this.#acceptDelayMs,
+    };
+    this.#byClientOid.set(order.clientOid, order.orderId);
+    this.#save(order);
+    if (this.#acceptDelayMs <= 0) this.#activate(order, t);
+    return { ok: true, order: this.#orders.get(order.orderId) ?? order };
+  }
+
+  /** Entries are placed one after the other; a client_oid repeated inside the batch is refused. */
+  placeBatch(now: number, symbol: string, reqs: readonly SimOrderRequest[]): readonly PlaceResult[] {
+    return reqs.map((r) => this.place(now, symbol, r));
+  }
+
+  /** `orderId` wins when both ids are given. Finished or unknown orders: 50005. */
+  cancel(now: number, sel: CancelSelector): CancelResult {
+    this.advanceTo(now);
+    const o =
+      sel.orderId !== undefined
+        ? this.#orders.get(sel.orderId)
+        : sel.clientOid !== undefined
+          ? this.orderByClientOid(sel.clientOid)
+          : undefined;
+    if (!o || (sel.symbol !== undefined && sel.symbol !== o.symbol) || !isActive(o)) {
+      return { ok: false, reject: REJECT.orderNotFound };
+    }
+    if (o.status === 'canceling') return { ok: true, order: o };
+    const t = this.#now;
+    // A pending order has not reached matching yet: it is withdrawn at once.
+    if (this.#cancelDelayMs <= 0 || o.status === 'pending') {
+      return { ok: true, order: this.#finishCancel(o, t, 'canceled by request') };
+    }
+    return { ok: true, order: this.#save({ ...o, status: 'canceling', cancelAt: t + this.#cancelDelayMs, updateTime: t }) };
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Validation
+
+  #validate(symbol: string, req: SimOrderRequest): VenueReject | undefined {
+    if (!this.isKnownSymbol(symbol)) return REJECT.invalid('symbol');
+    if (this.#byClientOid.has(req.clientOid)) return REJECT.duplicateClientOid(req.clientOid);
+    const rules = this.contracts.rules(symbol);
+    const sizeText = req.size.toFixed();
+    if (req.size.lte(0) || !req.size.mod(rules.sizeStep).eq(0)) return REJECT.sizeStep(rules.sizeStep, sizeText);
+    if (req.size.lt(rules.minSize)) return REJECT.minSize(rules.minSize, sizeText);
+    if (req.size.gt(rules.maxSize)) return REJECT.maxSize(rules.maxSize, sizeText);
+    if (req.price !== undefined && (req.price.lte(0) || !req.price.mod(rules.priceTick).eq(0))) {
+      return REJECT.priceTick(rules.priceTick, req.price.toFixed());
+    }
+    const presetReject = this.#validatePresets(symbol, req);
+    if (presetReject) return presetReject;
+    if (!isOpening(req.side)) {
+      const leg = legOf(req.side);
+      const closable = this.closable(symbol, leg);
+      if (req.size.gt(closable)) return REJECT.closeExceedsPosition(leg, sizeText, closable);
+    }
+    return undefined;
+  }
+
+  /** Preset TP/SL of an opening order must lie on the profitable/protective side of its price. */
+  #validatePresets(symbol: string, req: SimOrderRequest): VenueReject | undefined {
+    if (!isOpening(req.side)) return undefined;
+    const ref = req.price ?? this.#opposite(symbol, isBuy(req.side)) ?? this.#books.get(symbol)?.last;
+    if (ref === undefined) return undefined;
+    const long = req.side === 'open_long';
+    const wording = long ? 'buy long' : 'sell short';
+    const tp = req.presetTakeProfitPrice;
+    if (tp !== undefined && (long ? tp.lte(ref) : tp.gte(ref))) return REJECT.presetTp(wording, ref, tp.toFixed());
+    const sl = req.presetStopLossPrice;
+    if (sl !== undefined && (long ? sl.gte(ref) : sl.lte(ref))) return REJECT.presetSl(wording, ref, sl.toFixed());
+    return undefined;
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Matching
+
+  /** The price a buyer (asks) or seller (bids) meets; `last` stands in for a missing side. */
+  #opposite(symbol: string, buy: boolean): Dec | undefined {
+    const b = this.#books.get(symbol);
+    if (!b) return undefined;
+    return (buy ? b.ask : b.bid) ?? b.last;
+  }
+
+  #marketable(o: SimOrder, best: Dec): boolean {
+    if (o.price === undefined) return true;
+    return isBuy(o.side) ? best.lte(o.price) : best.gte(o.price);
+  }
+
+  /** Quantity the snapshot still offers to `o`, rounded down to the size step. */
+  #fillable(o: SimOrder): Dec {
+    const rem = remainingOf(o);
+    const liq = this.#liquidity.get(o.symbol);
+    const avail = liq ? (isBuy(o.side) ? liq.buy : liq.sell) : this.#liquidityCap;
+    const q = avail === undefined ? rem : decMin(rem, avail);
+    return q.lte(0) ? ZERO : roundToStep(q, this.contracts.rules(o.symbol).sizeStep, 'down');
+  }
+
+  /** Arrival at the matching engine. */
+  #activate(o: SimOrder, t: number): void {
+    const buy = isBuy(o.side);
+    const canceling = o.status === 'canceling';
+    const best = this.#opposite(o.symbol, buy);
+    if (o.isMarket) {
+      if (o.orderType === 'postOnly') return void this.#finishCancel(o, t, 'post-only order would take liquidity');
+      if (best === undefined) return void this.#finishCancel(o, t, 'no market price for the symbol');
+      const tick = this.contracts.rules(o.symbol).priceTick;
+      const factor = buy ? BPS.plus(this.#slippage).div(BPS) : BPS.minus(this.#slippage).div(BPS);
+      let px = roundToStep(best.times(factor), tick, buy ? 'up' : 'down');
+      if (px.lte(0)) px = tick;
+      return void this.#takeOnArrival(o, px, t);
+    }
+    const marketable = best !== undefined && this.#marketable(o, best);
+    if (!marketable) {
+      if (o.orderType === 'ioc' || o.orderType === 'fok') return void this.#finishCancel(o, t, 'not marketable');
+      this.#save({ ...o, status: canceling ? 'canceling' : 'open', aggressive: false, updateTime: t });
+      return;
+    }
+    if (o.orderType === 'postOnly') return void this.#finishCancel(o, t, 'post-only order would take liquidity');
+    this.#takeOnArrival(o, best, t);
+  }
+
+  /** A marketable order takes what the snapshot offers; the rest rests (normal) or is canceled. */
+  #takeOnArrival(o: SimOrder, price: Dec, t: number): void {
+    const q = this.#fillable(o);
+    if (o.orderType === 'fok' && !q.eq(o.size)) return void this.#finishCancel(o, t, 'fill-or-kill could not fill entirely');
+    let cur = o;
+    if (q.gt(0)) cur = this.#fill(o, q, price, 'TAKER', t);
+    if (cur.status === 'filled') return;
+    if (o.isMarket || o.orderType === 'ioc') return void this.#finishCancel(cur, t, 'immediate-or-cancel remainder');
+    this.#save({ ...cur, status: cur.status === 'canceling' ? 'canceling' : 'open', aggressive: true, updateTime: t });
+  }
+
+  /** A new snapshot: resting orders fill by price priority, then time priority. */
+  #matchResting(symbol: string, t: number): void {
+    const ids = this.#active.get(symbol);
+    if (!ids || ids.size === 0) return;
+    const resting = [...ids]
+      .map((id) => this.#orders.get(id))
+      .filter((o): o is SimOrder => o !== undefined && o.status !== 'pending' && o.price !== undefined)
+      .sort((a, b) => {
+        const ba = isBuy(a.side);
+        if (ba !== isBuy(b.side)) return ba ? -1 : 1;
+        const pa = a.price ?? ZERO;
+        const pb = b.price ?? ZERO;
+        const byPrice = ba ? pb.cmp(pa) : pa.cmp(pb);
+        return byPrice || compareIds(a.orderId, b.orderId);
+      });
+    const tick = this.contracts.rules(symbol).priceTick;
+    for (const o of resting) {
+      const buy = isBuy(o.side);
+      const best = this.#opposite(symbol, buy);
+      const price = o.price;
+      if (best === undefined || price === undefined) continue;
+      const marketable = this.#marketable(o, best);
+      if (o.aggressive && marketable) {
+        const q = this.#fillable(o);
+        if (q.gt(0)) this.#fill(o, q, best, 'TAKER', t);
+        continue;
+      }
+      let cur = o;
+      if (o.aggressive) cur = this.#save({ ...o, aggressive: false }, false);
+      const reached =
+        this.#fillModel === 'touch'
+          ? marketable
+          : buy
+            ? best.lte(price.minus(tick))
+            : best.gte(price.plus(tick));
+      if (!reached) continue;
+      const q = this.#fillable(cur);
+      if (q.gt(0)) this.#fill(cur, q, price, 'MAKER', t);
+    }
+  }
+
+  #fill(o: SimOrder, size: Dec, price: Dec, liquidity: Liquidity, t: number): SimOrder {
+    const rules = this.contracts.rules(o.symbol);
+    const value = size.times(price);
+    const feeRate = liquidity === 'MAKER' ? rules.makerFeeRate : rules.takerFeeRate;
+    const fee = value.times(feeRate);
+    const effect = applyFill(this.position(o.symbol), o.side, size, price);
+    this.#positions.set(o.symbol, effect.position);
+    const liq = this.#liquidity.get(o.symbol);
+    if (liq) {
+      if (isBuy(o.side) && liq.buy !== undefined) liq.buy = liq.buy.minus(size);
+      if (!isBuy(o.side) && liq.sell !== undefined) liq.sell = liq.sell.minus(size);
+    }
+    this.#fills.push({
+      tradeId: this.#tradeIds.take(),
+      orderId: o.orderId,
+      clientOid: o.clientOid,
+      symbol: o.symbol,
+      side: o.side,
+      marginMode: o.marginMode,
+      liquidity,
+      size,
+      price,
+      value,
+      fee,
+      feeRate,
+      realizedPnl: effect.realizedPnl,
+      createdTime: t,
+    });
+    const filledQty = o.filledQty.plus(size);
+    return this.#save({
+      ...o,
+      filledQty,
+      filledValue: o.filledValue.plus(value),
+      fee: o.fee.plus(fee),
+      totalProfits: o.totalProfits.plus(effect.realizedPnl),
+      status: filledQty.eq(o.size) ? 'filled' : o.status,
+      updateTime: t,
+    });
+  }
+
+  #finishCancel(o: SimOrder, t: number, reason = 'canceled by request'): SimOrder {
+    if (o.status === 'filled' || o.status === 'canceled') return o;
+    const { cancelAt: _cancelAt, ...rest } = o;
+    return this.#save({ ...rest, status: 'canceled', cancelReason: o.cancelReason ?? reason, updateTime: t });
+  }
+
+  /** The earliest pending activation or cancel completion due at or before `until`. */
+  #nextDue(until: number): { at: number; order: SimOrder } | undefined {
+    let best: { at: number; order: SimOrder } | undefined;
+    for (const ids of this.#active.values()) {
+      for (const id of ids) {
+        const o = this.#orders.get(id);
+        if (!o) continue;
+        const at = o.status === 'pending' ? o.activateAt : o.status === 'canceling' ? o.cancelAt : undefined;
+        if (at === undefined || at > until) continue;
+        if (!best || at < best.at || (at === best.at && compareIds(o.orderId, best.order.orderId) < 0)) best = { at, order: o };
+      }
+    }
+    return best;
+  }
+
+  /** Stores a revision; `visible` false for internal flags that the wire never shows. */
+  #save(o: SimOrder, visible = true): SimOrder {
+    this.#orders.set(o.orderId, o);
+    if (visible) {
+      const revs = this.#revisions.get(o.orderId);
+      if (revs) revs.push(o);
+      else this.#revisions.set(o.orderId, [o]);
+    }
+    let ids = this.#active.get(o.symbol);
+    if (!ids) {
+      ids = new Set();
+      this.#active.set(o.symbol, ids);
+    }
+    if (isActive(o)) ids.add(o.orderId);
+    else ids.delete(o.orderId);
+    return o;
+  }
+}
+
+/** `{ key: value }` when the value is defined, `{}` otherwise (exactOptionalPropertyTypes). */
+function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
+  return value === undefined ? {} : ({ [key]: value } as { [P in K]?: V });
+}

@@ -1,0 +1,257 @@
+// The in-process exchange for backtests: the same venue as `capibot sim` (matching core, weights,
+// faults, counters) behind the ExchangePort interface, with no HTTP. The engine drives time with
+// its (virtual) clock and feeds market data with applyPoll; a strategy that would exceed the live
+// weight limits meets RateLimitedError here too. Replies go through the same wire shapes, schemas
+// and mappers as the HTTP client, so both ports answer alike; order-level refusals (business,
+// parameter, not found) come back as `rejected` outcomes exactly as WeexClient returns them.
+import type { Clock } from '../../core/clock.ts';
+import { ENDPOINTS, type EndpointId } from '../../core/endpoints.ts';
+import { ExchangeError, OutcomeUnknownError, RateLimitedError } from '../../core/errors.ts';
+import { orderId as toOrderId, type SymbolId } from '../../core/ids.ts';
+import type { ContractSpec, RecordedPoll, Ticker, WireTicker } from '../../core/market.ts';
+import type { CancelOutcome, FillPage, OrderReport, PlaceOutcome, PlanPage } from '../../core/reports.ts';
+import type { CancelRequest, ExchangePort, FillsQuery, HistoryQuery, PlaceEntry, PlanHistoryQuery } from '../port.ts';
+import {
+  batchOutcomesFromWire,
+  cancelOutcomeFromWire,
+  contractFromWire,
+  fillFromWire,
+  orderReportFromWire,
+  placeEntryToWire,
+  planReportFromWire,
+  tickerFromWire,
+} from '../weex/mappers.ts';
+import {
+  batchOrdersReplySchema,
+  cancelOrderReplySchema,
+  contractsSchema,
+  fillsReplySchema,
+  historySchema,
+  placeOrderReplySchema,
+  planHistoryReplySchema,
+} from '../weex/schemas.ts';
+import { classifyVenueCode } from '../weex/venue-errors.ts';
+import { FaultInjector, NO_FAULTS, type FaultProfile } from './faults.ts';
+import { MatchingCore, type MatchingConfig } from './matching.ts';
+import type { SimStatsSnapshot } from './stats.ts';
+import { httpStatusOf, type VenueReject } from './venue-errors.ts';
+import { SimVenue } from './venue.ts';
+import { WeightLimiter, type WeightLimits } from './weights.ts';
+
+export interface SimPortOptions extends MatchingConfig {
+  /** The engine's clock (virtual in backtests): order times, weight windows, late fills. */
+  readonly clock: Clock;
+  readonly limits?: Partial<WeightLimits>;
+  readonly faults?: FaultProfile;
+  /** Seed of the fault dice; default `seed` (the matching seed), else 1. */
+  readonly faultSeed?: number;
+}
+
+/** The caller's "IP" in the weight windows. */
+const LOCAL_IP = 'in-process';
+
+type Query = readonly (readonly [string, string | number | undefined])[];
+
+function queryText(pairs: Query): string {
+  const usp = new URLSearchParams();
+  for (const [k, v] of pairs) if (v !== undefined) usp.append(k, String(v));
+  return usp.toString();
+}
+
+export class SimPort implements ExchangePort {
+  readonly core: MatchingCore;
+  readonly venue: SimVenue;
+  readonly #clock: Clock;
+
+  constructor(opts: SimPortOptions) {
+    this.#clock = opts.clock;
+    this.core = new MatchingCore(opts);
+    const seed = opts.faultSeed ?? opts.seed ?? 1;
+    this.venue = new SimVenue({
+      core: this.core,
+      limiter: new WeightLimiter(opts.limits ?? {}),
+      faults: new FaultInjector(opts.faults ?? NO_FAULTS, seed),
+      idsAsNumbers: false,
+    });
+  }
+
+  /** Feeds one recorded poll: the market moves to it and resting orders fill. */
+  applyPoll(poll: RecordedPoll): void {
+    this.core.applyTickers(poll.t, poll.tickers);
+  }
+
+  applyTickers(now: number, tickers: readonly WireTicker[]): void {
+    this.core.applyTickers(now, tickers);
+  }
+
+  /** Moves the venue's time without new market data (pending orders and cancels fall due). */
+  advanceTo(now: number): void {
+    this.core.advanceTo(now);
+  }
+
+  stats(): SimStatsSnapshot {
+    return this.venue.statsSnapshot();
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // ExchangePort
+
+  serverTime(): Promise<number> {
+    return this.#run('time', '', undefined, (body) => (body as { timestamp: number }).timestamp);
+  }
+
+  contracts(): Promise<readonly ContractSpec[]> {
+    return this.#run('contracts', '', undefined, (body) => contractsSchema.parse(body).map(contractFromWire));
+  }
+
+  tickers(): Promise<readonly Ticker[]> {
+    return this.#run('tickers', '', undefined, (body) => (body as readonly WireTicker[]).map(tickerFromWire));
+  }
+
+  placeOrder(symbol: SymbolId, entry: PlaceEntry): Promise<PlaceOutcome> {
+    return this.#run<PlaceOutcome>(
+      'placeOrder',
+      '',
+      { symbol, ...placeEntryToWire(entry) },
+      (body) => ({ clientOid: entry.clientOid, outcome: 'accepted', orderId: toOrderId(placeOrderReplySchema.parse(body).order_id) }),
+      (r) => ({ clientOid: entry.clientOid, outcome: 'rejected', code: r.code, message: r.msg }),
+    );
+  }
+
+  placeBatch(symbol: SymbolId, entries: readonly PlaceEntry[]): Promise<readonly PlaceOutcome[]> {
+    return this.#run<readonly PlaceOutcome[]>(
+      'batchOrders',
+      '',
+      { symbol, orderDataList: entries.map(placeEntryToWire) },
+      (body) => batchOutcomesFromWire(batchOrdersReplySchema.parse(body), entries),
+      (r) => entries.map((e) => ({ clientOid: e.clientOid, outcome: 'rejected' as const, code: r.code, message: r.msg })),
+    );
+  }
+
+  cancelOrder(req: CancelRequest): Promise<CancelOutcome> {
+    const body = {
+      symbol: req.symbol,
+      ...(req.orderId !== undefined ? { orderId: req.orderId } : {}),
+      ...(req.clientOid !== undefined ? { clientOid: req.clientOid } : {}),
+    };
+    return this.#run<CancelOutcome>(
+      'cancelOrder',
+      '',
+      body,
+      (b) => cancelOutcomeFromWire(cancelOrderReplySchema.parse(b)),
+      (r) => ({
+        ...(req.orderId !== undefined ? { orderId: req.orderId } : {}),
+        ...(req.clientOid !== undefined ? { clientOid: req.clientOid } : {}),
+        result: false,
+        errCode: r.code,
+        errMsg: r.msg,
+      }),
+    );
+  }
+
+  fills(q: FillsQuery): Promise<FillPage> {
+    const query = queryText([
+      ['symbol', q.symbol],
+      ['orderId', q.orderId],
+      ['startTime', q.startTime],
+      ['endTime', q.endTime],
+      ['limit', q.limit],
+    ]);
+    return this.#run('fills', query, undefined, (body) => {
+      const page = fillsReplySchema.parse(body);
+      return {
+        fills: page.list.map(fillFromWire),
+        nextFlag: page.nextFlag,
+        ...(page.totals !== undefined ? { totals: page.totals } : {}),
+      };
+    });
+  }
+
+  history(q: HistoryQuery): Promise<readonly OrderReport[]> {
+    const query = queryText([
+      ['symbol', q.symbol],
+      ['pageSize', q.pageSize],
+      ['createDate', q.createDate],
+    ]);
+    return this.#run('history', query, undefined, (body) => historySchema.parse(body).map(orderReportFromWire));
+  }
+
+  planHistory(q: PlanHistoryQuery): Promise<PlanPage> {
+    const query = queryText([
+      ['symbol', q.symbol],
+      ['startTime', q.startTime],
+      ['endTime', q.endTime],
+      ['delegateType', q.delegateType],
+      ['pageSize', q.pageSize],
+    ]);
+    return this.#run('historyPlan', query, undefined, (body) => {
+      const page = planHistoryReplySchema.parse(body);
+      return { plans: page.list.map(planReportFromWire), nextPage: page.nextPage ?? false };
+    });
+  }
+
+  // -------------------------------------------------------------------------------------------
+
+  /**
+   * One request, in the order the HTTP server handles it (minus auth and latency): injected reset,
+   * injected 429, injected 5xx, weight windows, the operation, 5xx after processing, lost response.
+   * `onReject` turns an order-level refusal into an outcome; without it every refusal throws.
+   */
+  #run<T>(
+    endpoint: EndpointId,
+    query: string,
+    body: unknown,
+    onOk: (body: unknown) => T,
+    onReject?: (r: VenueReject) => T,
+  ): Promise<T> {
+    // A throw inside the executor becomes a rejection, like a failed request.
+    return new Promise<T>((resolve) => resolve(this.#exec(endpoint, query, body, onOk, onReject)));
+  }
+
+  #exec<T>(
+    endpoint: EndpointId,
+    query: string,
+    body: unknown,
+    onOk: (body: unknown) => T,
+    onReject: ((r: VenueReject) => T) | undefined,
+  ): T {
+    const venue = this.venue;
+    const rf = venue.begin(endpoint);
+    const now = this.#clock.now();
+    this.core.advanceTo(now);
+    if (rf.resetBeforeProcessing) {
+      venue.faults.count('resetBeforeProcessing');
+      throw new OutcomeUnknownError(`${endpoint}: connection reset before any reply (injected)`, endpoint);
+    }
+    if (rf.rateLimited) {
+      venue.faults.count('rateLimited');
+      venue.stats.error('429');
+      throw new RateLimitedError(`rate limited on ${endpoint} (injected)`, endpoint, 1000);
+    }
+    if (rf.serverError && !rf.serverError.afterProcessing) {
+      venue.faults.count('serverError');
+      throw new OutcomeUnknownError(`HTTP ${rf.serverError.status} from ${endpoint} (injected)`, endpoint, rf.serverError.status);
+    }
+    const def = ENDPOINTS[endpoint];
+    const admitted = venue.admit(now, def, LOCAL_IP, def.signed);
+    if (!admitted.ok) {
+      venue.stats.error('429');
+      throw new RateLimitedError(`rate limited on ${endpoint}: ${admitted.reject.msg}`, endpoint, admitted.retryAfterMs);
+    }
+    const reply = venue.dispatch(endpoint, query, body, rf, now);
+    if (rf.serverError?.afterProcessing) {
+      venue.faults.count('serverError');
+      throw new OutcomeUnknownError(`HTTP ${rf.serverError.status} from ${endpoint} (injected, after processing)`, endpoint, rf.serverError.status);
+    }
+    if (rf.responseLost) {
+      venue.faults.count('responseLost');
+      throw new OutcomeUnknownError(`${endpoint}: connection reset after the request was processed (injected)`, endpoint);
+    }
+    if (reply.ok) return onOk(reply.body);
+    venue.stats.error(reply.reject.code);
+    const { category, retry } = classifyVenueCode(reply.reject.code);
+    const orderLevel = category === 'business' || category === 'parameter' || category === 'not_found';
+    if (onReject && orderLevel) return onReject(reply.reject);
+    throw new ExchangeError(reply.reject.code, reply.reject.msg, httpStatusOf(reply.reject.code), category, endpoint, retry);
+  }
+}

@@ -1,0 +1,62 @@
+// Counters of one simulator: requests per endpoint, weight charged, 429s (real and injected), faults
+// injected by kind, error envelopes by code. Served at /sim/v1/stats and read by backtest reports.
+import type { Endpoint } from '../../core/endpoints.ts';
+import { FAULT_KINDS, type FaultKind } from './faults.ts';
+import type { LimitScope } from './weights.ts';
+
+export interface SimStatsSnapshot {
+  readonly requests: { readonly total: number; readonly byEndpoint: Record<string, number>; readonly unknownPath: number };
+  /** Weight charged since start (accepted requests only). */
+  readonly weightUsed: { readonly ip: number; readonly uid: number };
+  /** 429 answers of the weight limiter, by exhausted window. */
+  readonly rateLimited: { readonly total: number; readonly byScope: Record<LimitScope, number> };
+  /** Every 429 sent: the limiter's plus the injected ones. */
+  readonly responses429: number;
+  readonly faults: { readonly total: number; readonly byKind: Record<FaultKind, number> };
+  readonly errors: { readonly byCode: Record<string, number> };
+}
+
+export class SimStats {
+  readonly #byEndpoint = new Map<string, number>();
+  #unknownPath = 0;
+  #ipWeight = 0;
+  #uidWeight = 0;
+  readonly #limited: Record<LimitScope, number> = { ip: 0, uid: 0, orderRate: 0 };
+  readonly #errors = new Map<string, number>();
+
+  request(endpointId: string): void {
+    this.#byEndpoint.set(endpointId, (this.#byEndpoint.get(endpointId) ?? 0) + 1);
+  }
+
+  unknownPath(): void {
+    this.#unknownPath++;
+  }
+
+  charged(e: Endpoint, withUid: boolean): void {
+    this.#ipWeight += e.ipWeight;
+    if (withUid) this.#uidWeight += e.uidWeight;
+  }
+
+  limited(scope: LimitScope): void {
+    this.#limited[scope]++;
+  }
+
+  error(code: string): void {
+    this.#errors.set(code, (this.#errors.get(code) ?? 0) + 1);
+  }
+
+  snapshot(faults: Record<FaultKind, number>): SimStatsSnapshot {
+    const byEndpoint = Object.fromEntries([...this.#byEndpoint].sort(([a], [b]) => a.localeCompare(b)));
+    const total = [...this.#byEndpoint.values()].reduce((a, b) => a + b, 0) + this.#unknownPath;
+    const limitedTotal = this.#limited.ip + this.#limited.uid + this.#limited.orderRate;
+    const byKind = Object.fromEntries(FAULT_KINDS.map((k) => [k, faults[k]])) as Record<FaultKind, number>;
+    return {
+      requests: { total, byEndpoint, unknownPath: this.#unknownPath },
+      weightUsed: { ip: this.#ipWeight, uid: this.#uidWeight },
+      rateLimited: { total: limitedTotal, byScope: { ...this.#limited } },
+      responses429: limitedTotal + faults.rateLimited,
+      faults: { total: FAULT_KINDS.reduce((a, k) => a + faults[k], 0), byKind },
+      errors: { byCode: Object.fromEntries([...this.#errors].sort(([a], [b]) => a.localeCompare(b))) },
+    };
+  }
+}

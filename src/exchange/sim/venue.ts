@@ -1,0 +1,245 @@
+// The simulated venue behind both front doors (the HTTP server and the in-process port): the matching
+// core plus weights, faults and counters, answering each operation with a wire-shaped body or a
+// venue refusal. Front doors differ only in how they carry these answers (HTTP or core types).
+// Time: operations run at the core's time, which the front door's clock mode has brought up to date.
+import type { Endpoint, EndpointId } from '../../core/endpoints.ts';
+import { contractToWire } from './contracts.ts';
+import { FaultInjector, NO_FAULTS, type RequestFaults } from './faults.ts';
+import type { MatchingCore } from './matching.ts';
+import type { SimFill, SimOrder } from './model.ts';
+import {
+  parseBatchOrdersBody,
+  parseCancelBody,
+  parseFillsQuery,
+  parseHistoryQuery,
+  parsePlaceOrderBody,
+  parsePlanQuery,
+  queryParams,
+  type QueryParams,
+} from './params.ts';
+import { SimStats, type SimStatsSnapshot } from './stats.ts';
+import { REJECT, type VenueReject } from './venue-errors.ts';
+import { WeightLimiter } from './weights.ts';
+import {
+  batchEntryToWire,
+  cancelReplyToWire,
+  fillToWire,
+  historyRowToWire,
+  placeReplyToWire,
+  timeToWire,
+  type WireBatchEntryOut,
+} from './wire.ts';
+
+export type VenueReply = { readonly ok: true; readonly body: unknown } | { readonly ok: false; readonly reject: VenueReject };
+
+export interface VenueOptions {
+  readonly core: MatchingCore;
+  readonly limiter?: WeightLimiter;
+  readonly faults?: FaultInjector;
+  /** Fills tradeId/orderId as JSON number literals (as the venue sends them); default true. */
+  readonly idsAsNumbers?: boolean;
+}
+
+/** The account's key in the UID window: a label, never the API key itself (stats are public). */
+export const ACCOUNT_UID = 'account';
+
+const okReply = (body: unknown): VenueReply => ({ ok: true, body });
+const noReply = (reject: VenueReject): VenueReply => ({ ok: false, reject });
+
+function newestFirstOrders(a: SimOrder, b: SimOrder): number {
+  return b.createTime - a.createTime || b.orderId.length - a.orderId.length || (b.orderId < a.orderId ? -1 : b.orderId > a.orderId ? 1 : 0);
+}
+
+function newestFirstFills(a: SimFill, b: SimFill): number {
+  return b.createdTime - a.createdTime || b.tradeId.length - a.tradeId.length || (b.tradeId < a.tradeId ? -1 : b.tradeId > a.tradeId ? 1 : 0);
+}
+
+export class SimVenue {
+  readonly core: MatchingCore;
+  readonly limiter: WeightLimiter;
+  readonly faults: FaultInjector;
+  readonly stats = new SimStats();
+  readonly idsAsNumbers: boolean;
+
+  constructor(opts: VenueOptions) {
+    this.core = opts.core;
+    this.limiter = opts.limiter ?? new WeightLimiter();
+    this.faults = opts.faults ?? new FaultInjector(NO_FAULTS, 0);
+    this.idsAsNumbers = opts.idsAsNumbers ?? true;
+  }
+
+  readonly #known = (s: string): boolean => this.core.isKnownSymbol(s);
+
+  /** Counts the request and rolls its faults. */
+  begin(endpoint: EndpointId): RequestFaults {
+    this.stats.request(endpoint);
+    return this.faults.decide(endpoint);
+  }
+
+  /** Charges the weight windows at `now` (limiter time); a refusal is the 429 envelope. */
+  admit(
+    now: number,
+    endpoint: Endpoint,
+    ip: string,
+    signed: boolean,
+  ): { readonly ok: true } | { readonly ok: false; readonly reject: VenueReject; readonly retryAfterMs: number } {
+    const r = this.limiter.charge(now, endpoint, ip, signed ? ACCOUNT_UID : undefined);
+    if (r.ok) {
+      this.stats.charged(endpoint, signed);
+      return r;
+    }
+    this.stats.limited(r.scope);
+    return { ok: false, reject: REJECT.tooMany, retryAfterMs: r.retryAfterMs };
+  }
+
+  statsSnapshot(): SimStatsSnapshot {
+    return this.stats.snapshot(this.faults.counts());
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Public market endpoints
+
+  time(serverNow: number): VenueReply {
+    return okReply(timeToWire(serverNow));
+  }
+
+  tickers(): VenueReply {
+    return okReply(this.core.tickers());
+  }
+
+  contracts(q: QueryParams): VenueReply {
+    const symbol = q.get('symbol');
+    if (symbol !== undefined && !this.core.isKnownSymbol(symbol)) return noReply(REJECT.invalid('symbol'));
+    const symbols = symbol !== undefined ? [symbol] : this.core.knownSymbols();
+    return okReply(symbols.map((s) => contractToWire(s, this.core.contracts.rules(s))));
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Orders
+
+  placeOrder(body: unknown): VenueReply {
+    const p = parsePlaceOrderBody(body, this.#known);
+    if (!p.ok) return noReply(p.reject);
+    const r = this.core.place(this.core.now, p.value.symbol, p.value.request);
+    return r.ok ? okReply(placeReplyToWire(r.order)) : noReply(r.reject);
+  }
+
+  /** Entries succeed or fail one by one; the top-level `result` is true when every entry succeeded. */
+  batchOrders(body: unknown): VenueReply {
+    const p = parseBatchOrdersBody(body, this.#known);
+    if (!p.ok) return noReply(p.reject);
+    const info: WireBatchEntryOut[] = p.value.entries.map((e) =>
+      e.ok ? batchEntryToWire(this.core.place(this.core.now, p.value.symbol, e.request)) : batchEntryToWire(e),
+    );
+    return okReply({ order_info: info, result: info.every((i) => i.result) });
+  }
+
+  cancelOrder(body: unknown): VenueReply {
+    const p = parseCancelBody(body, this.#known);
+    if (!p.ok) return noReply(p.reject);
+    const r = this.core.cancel(this.core.now, p.value);
+    return r.ok ? okReply(cancelReplyToWire(r.order)) : noReply(r.reject);
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Reads (with the read-side faults: stale history, duplicated rows, late fills)
+
+  /** `{list,nextFlag,totals}`, newest first; `totals` counts every match, `list` the first `limit`. */
+  fills(q: QueryParams, rf: RequestFaults): VenueReply {
+    const p = parseFillsQuery(q, this.#known);
+    if (!p.ok) return noReply(p.reject);
+    const f = p.value;
+    const now = this.core.now;
+    const matching = this.core
+      .fills()
+      .filter(
+        (x) =>
+          (f.symbol === undefined || x.symbol === f.symbol) &&
+          (f.orderId === undefined || x.orderId === f.orderId) &&
+          (f.startTime === undefined || x.createdTime >= f.startTime) &&
+          (f.endTime === undefined || x.createdTime <= f.endTime),
+      )
+      .filter((x) => this.faults.fillVisible(x.tradeId, x.createdTime, now))
+      .sort(newestFirstFills);
+    const list = this.#maybeDuplicate(matching.slice(0, f.limit), rf).map((x) => fillToWire(x, this.idsAsNumbers));
+    return okReply({ list, nextFlag: matching.length > f.limit, totals: matching.length });
+  }
+
+  /** Bare array of every order of the account (any status), newest first. */
+  history(q: QueryParams, rf: RequestFaults): VenueReply {
+    const now = this.core.now;
+    const p = parseHistoryQuery(q, this.#known, now);
+    if (!p.ok) return noReply(p.reject);
+    const f = p.value;
+    let source = this.core.orders();
+    if (rf.staleLagMs !== undefined) {
+      source = this.core.ordersAsOf(now - rf.staleLagMs);
+      this.faults.count('staleHistory');
+    }
+    const rows = source
+      .filter((o) => (f.symbol === undefined || o.symbol === f.symbol) && (f.since === undefined || o.createTime >= f.since))
+      .sort(newestFirstOrders)
+      .slice(0, f.pageSize);
+    return okReply(this.#maybeDuplicate(rows, rf).map((o) => historyRowToWire(o, this.core.contracts)));
+  }
+
+  /** The simulator has no plan orders: a validated, empty page. */
+  historyPlan(q: QueryParams): VenueReply {
+    const p = parsePlanQuery(q, this.#known);
+    if (!p.ok) return noReply(p.reject);
+    return okReply({ list: [], nextPage: false });
+  }
+
+  /** Every order and fill for the inspection API (current state, no faults, ids as strings). */
+  inspectOrders(): unknown[] {
+    return this.core.orders().map((o) => historyRowToWire(o, this.core.contracts));
+  }
+
+  inspectFills(): unknown[] {
+    return this.core.fills().map((f) => fillToWire(f, false));
+  }
+
+  inspectPositions(): unknown[] {
+    return [...this.core.positions()].map(([symbol, p]) => ({
+      symbol,
+      long: { qty: p.long.qty.toFixed(), cost: p.long.cost.toFixed(), realizedPnl: p.long.realizedPnl.toFixed() },
+      short: { qty: p.short.qty.toFixed(), cost: p.short.cost.toFixed(), realizedPnl: p.short.realizedPnl.toFixed() },
+    }));
+  }
+
+  /** Duplicated rows fault: one row (picked by the request's die) appears twice, adjacent. */
+  #maybeDuplicate<T>(rows: readonly T[], rf: RequestFaults): readonly T[] {
+    if (!rf.duplicateRows || rows.length === 0) return rows;
+    const i = Math.min(rows.length - 1, Math.floor(rf.pick * rows.length));
+    const row = rows[i];
+    if (row === undefined) return rows;
+    this.faults.count('duplicateRows');
+    return [...rows.slice(0, i + 1), row, ...rows.slice(i + 1)];
+  }
+
+  /** Runs the operation of a routed request. `serverNow` is the server clock (market/time). */
+  dispatch(endpoint: EndpointId, query: string, body: unknown, rf: RequestFaults, serverNow: number): VenueReply {
+    const q = queryParams(query);
+    switch (endpoint) {
+      case 'time':
+        return this.time(serverNow);
+      case 'contracts':
+        return this.contracts(q);
+      case 'tickers':
+        return this.tickers();
+      case 'placeOrder':
+        return this.placeOrder(body);
+      case 'batchOrders':
+        return this.batchOrders(body);
+      case 'cancelOrder':
+        return this.cancelOrder(body);
+      case 'fills':
+        return this.fills(q, rf);
+      case 'history':
+        return this.history(q, rf);
+      case 'historyPlan':
+        return this.historyPlan(q);
+    }
+  }
+}
+

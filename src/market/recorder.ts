@@ -1,0 +1,103 @@
+// The recorder behind `capibot record`: polls the tickers endpoint (through the ticker poller, so
+// it never overlaps and backs off on errors) and appends one line per poll to a recording, flushed
+// after every poll. It stops when `signal` aborts or after `durationMs`, then closes the file, so an
+// interrupted recording is always valid.
+import { asyncScheduler, concatMap, defaultIfEmpty, from, fromEvent, lastValueFrom, merge, takeUntil, timer, type Observable, type SchedulerLike } from 'rxjs';
+import type { Logger } from 'pino';
+import type { Clock } from '../core/clock.ts';
+import type { RecordingMeta, Ticker } from '../core/market.ts';
+import { createTickerPoller } from './poller.ts';
+import { RECORDING_FORMAT } from './recording/format.ts';
+import { openRecordingWriter } from './recording/writer.ts';
+
+export interface RecorderOptions {
+  readonly out: string;
+  /** One GET of the tickers endpoint (e.g. the WEEX client's `tickers()`); each ticker's `wire` is recorded. */
+  readonly fetchTickers: () => Promise<readonly Ticker[]>;
+  readonly intervalMs: number;
+  /** Stop after this long; default: only when `signal` aborts. */
+  readonly durationMs?: number;
+  /** Keep only these symbols; default: all. */
+  readonly symbols?: readonly string[];
+  /** Taken before each request (the weight budget hook of the poller). */
+  readonly gate?: () => Promise<void>;
+  readonly signal?: AbortSignal;
+  /** Receive time of each poll (`t`); wall time live. */
+  readonly clock: Clock;
+  readonly scheduler?: SchedulerLike;
+  /** Extra meta for a new file (merged into the recorder's own). */
+  readonly meta?: RecordingMeta;
+  readonly logger?: Logger;
+}
+
+export interface RecorderResult {
+  readonly path: string;
+  /** Polls written in this run. */
+  readonly polls: number;
+  readonly firstT?: number;
+  readonly lastT?: number;
+  /** True when the file existed and this run continued it. */
+  readonly appended: boolean;
+}
+
+export async function runRecorder(opts: RecorderOptions): Promise<RecorderResult> {
+  const scheduler = opts.scheduler ?? asyncScheduler;
+  const wanted = opts.symbols && opts.symbols.length > 0 ? new Set(opts.symbols) : undefined;
+  const meta: RecordingMeta = {
+    format: RECORDING_FORMAT,
+    source: { kind: 'weex-capi-v2-tickers', endpoint: '/capi/v2/market/tickers' },
+    time: 't is the local receive time of each poll (epoch ms, never going backwards); ticker timestamps are the exchange’s',
+    intervalMs: opts.intervalMs,
+    ...(wanted ? { symbols: [...wanted] } : {}),
+    ...(opts.meta ?? {}),
+  };
+  const writer = await openRecordingWriter(opts.out, { meta, ...(opts.logger ? { logger: opts.logger } : {}) });
+    let polls = 0;
+  let firstT: number | undefined;
+  let missingWarned = false;
+
+  const poller = createTickerPoller({
+    fetchTickers: opts.fetchTickers,
+    intervalMs: opts.intervalMs,
+    scheduler,
+    ...(opts.gate ? { gate: opts.gate } : {}),
+    ...(opts.logger ? { logger: opts.logger } : {}),
+  });
+
+  const stops: Observable<unknown>[] = [];
+  if (opts.signal) stops.push(opts.signal.aborted ? timer(0, scheduler) : fromEvent(opts.signal, 'abort'));
+  if (opts.durationMs !== undefined) stops.push(timer(opts.durationMs, scheduler));
+  const stop$ = merge(...stops);
+
+  const record$ = poller.tickers$.pipe(
+    takeUntil(stop$),
+    concatMap((tickers) => {
+      const wire = tickers.map((t) => t.wire).filter((w) => !wanted || wanted.has(w.symbol));
+      if (wanted && wire.length < wanted.size && !missingWarned) {
+        missingWarned = true;
+        const seen = new Set(wire.map((w) => w.symbol));
+        opts.logger?.warn({ missing: [...wanted].filter((s) => !seen.has(s)) }, 'record: some requested symbols are not in the tickers reply');
+      }
+      // `t` never goes backwards, even if the wall clock steps back.
+      const t = Math.max(opts.clock.now(), writer.lastT ?? 0);
+      writer.write({ t, tickers: wire });
+      firstT ??= t;
+      polls++;
+      return from(writer.flush());
+    }),
+    defaultIfEmpty(undefined),
+  );
+
+  try {
+    await lastValueFrom(record$);
+  } finally {
+    await writer.close();
+  }
+  return {
+    path: opts.out,
+    polls,
+    appended: writer.appended,
+    ...(firstT !== undefined ? { firstT } : {}),
+    ...(writer.lastT !== undefined && polls > 0 ? { lastT: writer.lastT } : {}),
+  };
+}

@@ -1,0 +1,206 @@
+// Streaming text out of a file that may be gzip-compressed (detected by its magic bytes), in
+// bounded chunks, pulled by the consumer: nothing is read before it is asked for, so memory stays
+// flat whatever the file size. Shared by the recording reader, the importers and the bench.
+//
+// Why not `for await (const chunk of createReadStream(...).pipe(createGunzip()))`: when zlib fails
+// on a truncated file, Node's stream iterator destroys the stream and drops text already decoded but
+// not yet read, so a recording cut cleanly after a flush could not be told from one cut mid-line.
+// Here the compressed file is fed to zlib one read at a time and every decoded chunk is delivered
+// before the failure is reported.
+import { open, type FileHandle } from 'node:fs/promises';
+import { StringDecoder } from 'node:string_decoder';
+import { createGunzip, type Gunzip } from 'node:zlib';
+import { BadInputError } from '../../core/errors.ts';
+
+/** Bytes per file read. Inflated output per read is bounded by this times the compression ratio. */
+const READ_BYTES = 256 * 1024;
+
+/** How a text stream ended. `truncated`: the gzip data stopped before its end (no trailer). */
+export type StreamEnd = 'complete' | 'truncated';
+
+function ioError(path: string, e: unknown): BadInputError {
+  const code = (e as NodeJS.ErrnoException).code;
+  return new BadInputError(code ? `cannot read (${code})` : `cannot read (${(e as Error).message})`, path);
+}
+
+/**
+ * A pull-based reader of UTF-8 text chunks. `next()` resolves with the next non-empty chunk, or
+ * `undefined` at the end; `end` then says whether gzip data was cut short. Corrupt gzip data and I/O
+ * failures reject with a BadInputError naming the file.
+ */
+export class TextChunkReader {
+  readonly path: string;
+  readonly gzip: boolean;
+  private readonly fh: FileHandle;
+  private readonly buf = Buffer.allocUnsafe(READ_BYTES);
+  private readonly decoder = new StringDecoder('utf8');
+  private readonly gunzip: Gunzip | undefined;
+  private readonly queue: string[] = [];
+  private sourceDone = false;
+  private finished = false;
+  private failure: Error | undefined;
+  private endKind: StreamEnd = 'complete';
+  private wake: (() => void) | undefined;
+  private released = false;
+
+  private constructor(path: string, fh: FileHandle, gzip: boolean) {
+    this.path = path;
+    this.fh = fh;
+    this.gzip = gzip;
+    if (gzip) {
+      const g = createGunzip({ chunkSize: READ_BYTES });
+      g.setEncoding('utf8');
+      g.on('data', (s: string) => this.queue.push(s));
+      g.on('end', () => this.finish());
+      g.on('error', (e: NodeJS.ErrnoException) => {
+        if (e.code === 'Z_BUF_ERROR') this.endKind = 'truncated';
+        else this.failure = e;
+        this.finish();
+      });
+      this.gunzip = g;
+    }
+  }
+
+  /** Opens `path`, detecting gzip by its magic bytes (1f 8b). */
+  static async open(path: string): Promise<TextChunkReader> {
+    let fh: FileHandle;
+    try {
+      fh = await open(path, 'r');
+    } catch (e) {
+      throw ioError(path, e);
+    }
+    try {
+      const head = Buffer.alloc(2);
+      const { bytesRead } = await fh.read(head, 0, 2, 0);
+      return new TextChunkReader(path, fh, bytesRead === 2 && head[0] === 0x1f && head[1] === 0x8b);
+    } catch (e) {
+      await fh.close();
+      throw ioError(path, e);
+    }
+  }
+
+  /** How the stream ended; meaningful once `next()` returned `undefined`. */
+  get end(): StreamEnd {
+    return this.endKind;
+  }
+
+  async next(): Promise<string | undefined> {
+    for (;;) {
+      const chunk = this.queue.shift();
+      if (chunk !== undefined) {
+        if (chunk.length > 0) return chunk;
+        continue;
+      }
+      if (this.finished) {
+        await this.release();
+        if (this.failure) throw this.translate(this.failure);
+        return undefined;
+      }
+      await this.pump();
+    }
+  }
+
+  /** Stops reading and releases the file (safe to call more than once). */
+  async close(): Promise<void> {
+    this.finished = true;
+    this.queue.length = 0;
+    this.gunzip?.destroy();
+    await this.release();
+  }
+
+  /** Reads one block of the file and runs it through zlib (or the UTF-8 decoder). */
+  private async pump(): Promise<void> {
+    if (this.sourceDone) {
+      // Only reached with gzip: the input was ended and zlib has not reported its end yet.
+      await this.waitForGunzip();
+      return;
+    }
+    let bytesRead: number;
+    try {
+      ({ bytesRead } = await this.fh.read(this.buf, 0, READ_BYTES, null));
+    } catch (e) {
+      this.failure = e as Error;
+      this.finish();
+      return;
+    }
+    const g = this.gunzip;
+    if (bytesRead === 0) {
+      this.sourceDone = true;
+      if (g) {
+        g.end();
+        await this.waitForGunzip();
+      } else {
+        this.queue.push(this.decoder.end());
+        this.finish();
+      }
+      return;
+    }
+    if (!g) {
+      this.queue.push(this.decoder.write(this.buf.subarray(0, bytesRead)));
+      return;
+    }
+    // zlib copies the input before the write callback; the buffer is reused for the next read.
+    const data = Buffer.from(this.buf.subarray(0, bytesRead));
+    await new Promise<void>((resolve) => {
+      this.wake = resolve;
+      g.write(data, () => this.notify());
+    });
+  }
+
+  private async waitForGunzip(): Promise<void> {
+    if (this.finished) return;
+    await new Promise<void>((resolve) => {
+      this.wake = resolve;
+    });
+  }
+
+  private finish(): void {
+    this.finished = true;
+    this.notify();
+  }
+
+  private notify(): void {
+    const w = this.wake;
+    this.wake = undefined;
+    w?.();
+  }
+
+  private async release(): Promise<void> {
+    if (this.released) return;
+    this.released = true;
+    await this.fh.close();
+  }
+
+  private translate(e: Error): BadInputError {
+    if ((e as NodeJS.ErrnoException).code === 'Z_DATA_ERROR') {
+      return new BadInputError(`corrupt gzip data (${e.message})`, this.path);
+    }
+    return ioError(this.path, e);
+  }
+}
+
+/** Splits text chunks into lines (without the `\n`; a trailing `\r` removed), carrying partial lines. */
+export class LineSplitter {
+  private rest = '';
+
+  /** The complete lines of `chunk` (with what was carried from earlier chunks). */
+  push(chunk: string): string[] {
+    const text = this.rest.length > 0 ? this.rest + chunk : chunk;
+    const lines: string[] = [];
+    let start = 0;
+    for (;;) {
+      const nl = text.indexOf('\n', start);
+      if (nl === -1) break;
+      const end = nl > start && text.charCodeAt(nl - 1) === 13 ? nl - 1 : nl;
+      lines.push(text.slice(start, end));
+      start = nl + 1;
+    }
+    this.rest = start === 0 ? text : text.slice(start);
+    return lines;
+  }
+
+  /** The text after the last newline: a final line without its `\n`, or '' when the text ended on one. */
+  get pending(): string {
+    return this.rest;
+  }
+}

@@ -1,0 +1,183 @@
+// Schema migrations of the SQLite store: an ordered, append-only list. Each migration runs in its own
+// transaction and records its version in `schema_version`, so running them again is a no-op and a
+// crash half-way leaves the store at the last complete version. Never edit a released migration:
+// add a new one.
+//
+// Decimals (prices, sizes, fees, PnL) are TEXT holding plain decimal strings, never REAL: a float
+// column would round them. Ids (client_oid, order id, trade id) are TEXT too: exchange ids have 18
+// digits and exceed 2^53. Times are INTEGER epoch milliseconds.
+import type Database from 'better-sqlite3';
+import { StoreError } from '../core/errors.ts';
+
+export interface Migration {
+  readonly version: number;
+  readonly name: string;
+  readonly sql: string;
+}
+
+const SIDES = `'open_long','open_short','close_long','close_short'`;
+const STATUSES = `'created','submitted','unknown','pending','open','canceling','filled','canceled','rejected'`;
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'orders, fills, intent journal, sequences, meta, lease',
+    sql: `
+      CREATE TABLE orders (
+        client_oid  TEXT PRIMARY KEY,
+        order_id    TEXT,
+        strategy    TEXT NOT NULL,
+        symbol      TEXT NOT NULL,
+        side        TEXT NOT NULL CHECK (side IN (${SIDES})),
+        order_type  TEXT NOT NULL,
+        price       TEXT,
+        size        TEXT NOT NULL,
+        status      TEXT NOT NULL CHECK (status IN (${STATUSES})),
+        filled_qty  TEXT NOT NULL,
+        avg_price   TEXT,
+        fills_qty   TEXT,
+        fills_value TEXT,
+        tag         TEXT,
+        reason      TEXT,
+        created_at  INTEGER NOT NULL,
+        updated_at  INTEGER NOT NULL
+      );
+      CREATE INDEX orders_by_order_id ON orders (order_id) WHERE order_id IS NOT NULL;
+      CREATE INDEX orders_open ON orders (status) WHERE status NOT IN ('filled','canceled','rejected');
+
+      CREATE TABLE fills (
+        trade_id       TEXT PRIMARY KEY,
+        order_id       TEXT NOT NULL,
+        client_oid     TEXT,
+        symbol         TEXT NOT NULL,
+        position_side  TEXT NOT NULL,
+        order_side     TEXT NOT NULL,
+        direction      TEXT NOT NULL,
+        size           TEXT NOT NULL,
+        value          TEXT NOT NULL,
+        fee            TEXT NOT NULL,
+        realized_pnl   TEXT NOT NULL,
+        created_at     INTEGER NOT NULL
+      );
+      CREATE INDEX fills_by_order_id ON fills (order_id);
+      CREATE INDEX fills_unattributed ON fills (order_id) WHERE client_oid IS NULL;
+
+      CREATE TABLE intent_journal (
+        id          INTEGER PRIMARY KEY AUTOINCREMENT,
+        at          INTEGER NOT NULL,
+        strategy    TEXT NOT NULL,
+        intent      TEXT NOT NULL,
+        outcome     TEXT NOT NULL,
+        client_oid  TEXT
+      );
+
+      CREATE TABLE sequences (
+        strategy  TEXT PRIMARY KEY,
+        last      INTEGER NOT NULL
+      );
+
+      CREATE TABLE meta (
+        key    TEXT PRIMARY KEY,
+        value  TEXT NOT NULL
+      );
+
+      -- At most one row: the runner that holds the store (see sqlite-store.ts, single-instance lease).
+      CREATE TABLE lease (
+        id            INTEGER PRIMARY KEY CHECK (id = 1),
+        token         TEXT NOT NULL,
+        pid           INTEGER NOT NULL,
+        hostname      TEXT NOT NULL,
+        boot_id       TEXT NOT NULL,
+        acquired_at   INTEGER NOT NULL,
+        heartbeat_at  INTEGER NOT NULL
+      );
+    `,
+  },
+  {
+    version: 2,
+    name: 'plan orders seen in historyPlan',
+    sql: `
+      CREATE TABLE plan_orders (
+        order_id       TEXT PRIMARY KEY,
+        client_oid     TEXT,
+        symbol         TEXT NOT NULL,
+        status         TEXT NOT NULL,
+        raw_status     TEXT NOT NULL,
+        type           TEXT NOT NULL,
+        order_type     TEXT NOT NULL,
+        size           TEXT NOT NULL,
+        price          TEXT NOT NULL,
+        trigger_price  TEXT NOT NULL,
+        created_at     INTEGER NOT NULL,
+        first_seen_at  INTEGER NOT NULL,
+        last_seen_at   INTEGER NOT NULL
+      );
+    `,
+  },
+];
+
+/** Highest schema version this build knows. */
+export const LATEST_SCHEMA_VERSION = MIGRATIONS.reduce((v, m) => Math.max(v, m.version), 0);
+
+/** Versions already applied to `db` (empty for a new store). */
+export function appliedVersions(db: Database.Database): Set<number> {
+  db.exec(`CREATE TABLE IF NOT EXISTS schema_version (
+    version     INTEGER PRIMARY KEY,
+    name        TEXT NOT NULL,
+    applied_at  INTEGER NOT NULL
+  )`);
+  const rows = db.prepare('SELECT version FROM schema_version').pluck().all() as number[];
+  return new Set(rows);
+}
+
+/**
+ * Applies every migration not yet applied, in order, each in its own IMMEDIATE transaction (a second
+ * process migrating at the same moment waits on the busy timeout, then sees the version recorded and
+ * skips it). Refuses a store written by a newer capibot. Returns the versions applied now.
+ */
+export function migrate(
+  db: Database.Database,
+  now: number,
+  migrations: readonly Migration[] = MIGRATIONS,
+): number[] {
+  checkOrder(migrations);
+  const latest = migrations.reduce((v, m) => Math.max(v, m.version), 0);
+  const present = appliedVersions(db);
+  const newest = Math.max(0, ...present);
+  if (newest > latest) {
+    throw new StoreError(
+      `store schema version ${newest} is newer than this capibot knows (${latest}); upgrade capibot`,
+    );
+  }
+  const applied: number[] = [];
+  for (const m of migrations) {
+    const run = db.transaction(() => {
+      const done = db.prepare('SELECT 1 FROM schema_version WHERE version = ?').get(m.version);
+      if (done !== undefined) return false;
+      db.exec(m.sql);
+      db.prepare('INSERT INTO schema_version (version, name, applied_at) VALUES (?, ?, ?)').run(
+        m.version,
+        m.name,
+        now,
+      );
+      return true;
+    });
+    try {
+      if (run.immediate()) applied.push(m.version);
+    } catch (e) {
+      if (e instanceof StoreError) throw e;
+      throw new StoreError(`migration ${m.version} (${m.name}) failed: ${(e as Error).message}`);
+    }
+  }
+  return applied;
+}
+
+function checkOrder(migrations: readonly Migration[]): void {
+  let prev = 0;
+  for (const m of migrations) {
+    if (m.version !== prev + 1) {
+      throw new StoreError(`migrations must be numbered 1, 2, 3…; found ${m.version} after ${prev}`);
+    }
+    prev = m.version;
+  }
+}

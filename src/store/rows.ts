@@ -1,0 +1,210 @@
+// Row ↔ domain mapping for the SQLite store. Decimals travel as plain decimal strings (decToString,
+// never exponent notation) and come back through `dec`, so values round-trip exactly. A row that does
+// not parse means the store file is corrupt or was edited by hand: StoreError naming the row.
+import { dec, decToString, type Dec } from '../core/decimal.ts';
+import { StoreError } from '../core/errors.ts';
+import { clientOid, orderId, strategyId, symbolId, tradeId } from '../core/ids.ts';
+import {
+  ORDER_SIDES,
+  ORDER_STATUSES,
+  ORDER_TYPES,
+  type Order,
+  type OrderSide,
+  type OrderStatus,
+  type OrderType,
+} from '../core/orders.ts';
+import type { PlanReport, PlanStatus } from '../core/reports.ts';
+import type { StoredFill, StoredPlanOrder } from './port.ts';
+
+export interface OrderRow {
+  client_oid: string;
+  order_id: string | null;
+  strategy: string;
+  symbol: string;
+  side: string;
+  order_type: string;
+  price: string | null;
+  size: string;
+  status: string;
+  filled_qty: string;
+  avg_price: string | null;
+  fills_qty: string | null;
+  fills_value: string | null;
+  tag: string | null;
+  reason: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface FillRow {
+  trade_id: string;
+  order_id: string;
+  client_oid: string | null;
+  symbol: string;
+  position_side: string;
+  order_side: string;
+  direction: string;
+  size: string;
+  value: string;
+  fee: string;
+  realized_pnl: string;
+  created_at: number;
+}
+
+export interface PlanRow {
+  order_id: string;
+  client_oid: string | null;
+  symbol: string;
+  status: string;
+  raw_status: string;
+  type: string;
+  order_type: string;
+  size: string;
+  price: string;
+  trigger_price: string;
+  created_at: number;
+  first_seen_at: number;
+  last_seen_at: number;
+}
+
+const PLAN_STATUSES: readonly PlanStatus[] = [
+  'canceled',
+  'untriggered',
+  'partially_filled',
+  'filled',
+  'triggered',
+  'unknown',
+];
+
+function oneOf<T extends string>(values: readonly T[], v: string, what: string, where: string): T {
+  if ((values as readonly string[]).includes(v)) return v as T;
+  throw new StoreError(`corrupt store: ${where} has ${what} ${JSON.stringify(v)}`);
+}
+
+function decimal(v: string, what: string, where: string): Dec {
+  try {
+    return dec(v);
+  } catch {
+    throw new StoreError(`corrupt store: ${where} has ${what} ${JSON.stringify(v)}, not a decimal`);
+  }
+}
+
+const text = (d: Dec): string => decToString(d);
+const optText = (d: Dec | undefined): string | null => (d === undefined ? null : decToString(d));
+
+export function orderToRow(o: Order): OrderRow {
+  return {
+    client_oid: o.clientOid,
+    order_id: o.orderId ?? null,
+    strategy: o.strategy,
+    symbol: o.symbol,
+    side: o.side,
+    order_type: o.orderType,
+    price: optText(o.price),
+    size: text(o.size),
+    status: o.status,
+    filled_qty: text(o.filledQty),
+    avg_price: optText(o.avgPrice),
+    fills_qty: optText(o.fillsQty),
+    fills_value: optText(o.fillsValue),
+    tag: o.tag ?? null,
+    reason: o.reason ?? null,
+    created_at: o.createdAt,
+    updated_at: o.updatedAt,
+  };
+}
+
+export function orderFromRow(r: OrderRow): Order {
+  const where = `order ${r.client_oid}`;
+  return {
+    clientOid: clientOid(r.client_oid),
+    ...(r.order_id !== null ? { orderId: orderId(r.order_id) } : {}),
+    strategy: strategyId(r.strategy),
+    symbol: symbolId(r.symbol),
+    side: oneOf<OrderSide>(ORDER_SIDES, r.side, 'side', where),
+    orderType: oneOf<OrderType>(ORDER_TYPES, r.order_type, 'order_type', where),
+    ...(r.price !== null ? { price: decimal(r.price, 'price', where) } : {}),
+    size: decimal(r.size, 'size', where),
+    status: oneOf<OrderStatus>(ORDER_STATUSES, r.status, 'status', where),
+    filledQty: decimal(r.filled_qty, 'filled_qty', where),
+    ...(r.avg_price !== null ? { avgPrice: decimal(r.avg_price, 'avg_price', where) } : {}),
+    ...(r.fills_qty !== null ? { fillsQty: decimal(r.fills_qty, 'fills_qty', where) } : {}),
+    ...(r.fills_value !== null ? { fillsValue: decimal(r.fills_value, 'fills_value', where) } : {}),
+    ...(r.tag !== null ? { tag: r.tag } : {}),
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+    ...(r.reason !== null ? { reason: r.reason } : {}),
+  };
+}
+
+export function fillToRow(f: StoredFill): FillRow {
+  return {
+    trade_id: f.tradeId,
+    order_id: f.orderId,
+    client_oid: f.clientOid ?? null,
+    symbol: f.symbol,
+    position_side: f.positionSide,
+    order_side: f.orderSide,
+    direction: f.direction,
+    size: text(f.size),
+    value: text(f.value),
+    fee: text(f.fee),
+    realized_pnl: text(f.realizedPnl),
+    created_at: f.createdTime,
+  };
+}
+
+export function fillFromRow(r: FillRow): StoredFill {
+  const where = `fill ${r.trade_id}`;
+  return {
+    tradeId: tradeId(r.trade_id),
+    orderId: orderId(r.order_id),
+    symbol: symbolId(r.symbol),
+    positionSide: r.position_side,
+    orderSide: r.order_side,
+    direction: r.direction,
+    size: decimal(r.size, 'size', where),
+    value: decimal(r.value, 'value', where),
+    fee: decimal(r.fee, 'fee', where),
+    realizedPnl: decimal(r.realized_pnl, 'realized_pnl', where),
+    createdTime: r.created_at,
+    ...(r.client_oid !== null ? { clientOid: clientOid(r.client_oid) } : {}),
+  };
+}
+
+export function planToRow(p: PlanReport, seenAt: number): PlanRow {
+  return {
+    order_id: p.orderId,
+    client_oid: p.clientOid ?? null,
+    symbol: p.symbol,
+    status: p.status,
+    raw_status: p.rawStatus,
+    type: p.type,
+    order_type: p.orderType,
+    size: text(p.size),
+    price: text(p.price),
+    trigger_price: text(p.triggerPrice),
+    created_at: p.createTime,
+    first_seen_at: seenAt,
+    last_seen_at: seenAt,
+  };
+}
+
+export function planFromRow(r: PlanRow): StoredPlanOrder {
+  const where = `plan order ${r.order_id}`;
+  return {
+    symbol: symbolId(r.symbol),
+    orderId: orderId(r.order_id),
+    ...(r.client_oid !== null ? { clientOid: clientOid(r.client_oid) } : {}),
+    status: oneOf<PlanStatus>(PLAN_STATUSES, r.status, 'status', where),
+    rawStatus: r.raw_status,
+    type: r.type,
+    orderType: r.order_type,
+    size: decimal(r.size, 'size', where),
+    price: decimal(r.price, 'price', where),
+    triggerPrice: decimal(r.trigger_price, 'trigger_price', where),
+    createTime: r.created_at,
+    firstSeenAt: r.first_seen_at,
+    lastSeenAt: r.last_seen_at,
+  };
+}

@@ -1,0 +1,91 @@
+// The StrategyContext handed to `create`: read-only views over the engine's state (frozen
+// snapshots), the clock, a child logger, exact rounding helpers and validating intent builders.
+import type { Logger } from 'pino';
+import type { Clock } from '../core/clock.ts';
+import { roundToStep, type Dec, type RoundMode } from '../core/decimal.ts';
+import { StrategyError } from '../core/errors.ts';
+import { symbolId, type StrategyId, type SymbolId } from '../core/ids.ts';
+import type { CancelAllIntent, CancelIntent, PlaceIntent } from '../core/intents.ts';
+import type { ContractSpec, Ticker } from '../core/market.ts';
+import type { Order } from '../core/orders.ts';
+import { toDec } from './dec-like.ts';
+import { validateIntent, type IntentRules } from './intent-schema.ts';
+import type { CancelTarget, PlaceParams, StrategyContext, StrategyStateSource } from './types.ts';
+
+export interface ContextDeps {
+  readonly id: StrategyId;
+  readonly symbols: readonly SymbolId[];
+  readonly specs: ReadonlyMap<SymbolId, ContractSpec>;
+  readonly clock: Clock;
+  readonly log: Logger;
+  readonly state: StrategyStateSource;
+}
+
+function isOrder(t: CancelTarget): t is Order {
+  return 'strategy' in t && 'status' in t;
+}
+
+export function createStrategyContext(deps: ContextDeps): StrategyContext {
+  const { id, clock, state } = deps;
+  const symbols = Object.freeze([...deps.symbols]);
+  const rules: IntentRules = { strategy: id, symbols: new Set(symbols), specs: deps.specs };
+
+  const own = (symbol: SymbolId | string): SymbolId => {
+    const s = symbolId(symbol);
+    if (!rules.symbols.has(s)) throw new StrategyError(`symbol ${symbol} is not one of the strategy's symbols`, id);
+    return s;
+  };
+  const specOf = (symbol: SymbolId | string): ContractSpec => {
+    const s = own(symbol);
+    const spec = deps.specs.get(s);
+    if (!spec) throw new StrategyError(`no contract spec known for ${s}`, id);
+    return spec;
+  };
+  const decOf = (v: Dec | string, what: string): Dec => {
+    const d = toDec(v);
+    if (d === undefined) throw new StrategyError(`${what} must be a Dec or a decimal string`, id);
+    return d;
+  };
+
+  const ctx: StrategyContext = {
+    id,
+    symbols,
+    log: deps.log,
+    now: () => clock.now(),
+    ticker: (symbol) => state.latestTicker(own(symbol)),
+    tickers: () => {
+      const m = new Map<SymbolId, Ticker>();
+      for (const s of symbols) {
+        const t = state.latestTicker(s);
+        if (t) m.set(s, t);
+      }
+      return m;
+    },
+    openOrders: (symbol) => {
+      const all = state.openOrders(id);
+      if (symbol === undefined) return all;
+      const s = own(symbol);
+      return Object.freeze(all.filter((o) => o.symbol === s));
+    },
+    position: (symbol) => state.position(id, own(symbol)),
+    pnl: () => state.pnl(id),
+    tradingState: () => state.tradingState?.() ?? 'ACTIVE',
+    spec: specOf,
+    roundPrice: (symbol, price, mode: RoundMode = 'nearest') => roundToStep(decOf(price, 'price'), specOf(symbol).priceTick, mode),
+    roundSize: (symbol, size, mode: RoundMode = 'down') => roundToStep(decOf(size, 'size'), specOf(symbol).sizeStep, mode),
+    place: (p: PlaceParams): PlaceIntent => {
+      const intent = validateIntent({ kind: 'place', ...p }, rules);
+      return intent as PlaceIntent;
+    },
+    cancel: (target: CancelTarget): CancelIntent => {
+      if (isOrder(target)) {
+        if (target.strategy !== id) throw new StrategyError(`order ${target.clientOid} belongs to ${target.strategy}`, id);
+        return validateIntent({ kind: 'cancel', symbol: target.symbol, clientOid: target.clientOid }, rules) as CancelIntent;
+      }
+      return validateIntent({ kind: 'cancel', ...target }, rules) as CancelIntent;
+    },
+    cancelAll: (symbol): CancelAllIntent =>
+      validateIntent({ kind: 'cancelAll', ...(symbol !== undefined ? { symbol } : {}) }, rules) as CancelAllIntent,
+  };
+  return Object.freeze(ctx);
+}

@@ -1,0 +1,26 @@
+// Decimals crossing the plugin boundary. A plugin loaded through tsx gets its own copy of big.js, so
+// its Dec values are not `instanceof` ours; they are recognised by shape and re-parsed exactly from
+// their plain decimal text (toFixed never uses exponent notation).
+import Big from 'big.js';
+import { dec, isDecimalString, type Dec } from '../core/decimal.ts';
+
+interface BigLike {
+  readonly s: number;
+  readonly e: number;
+  readonly c: readonly number[];
+  toFixed(): string;
+}
+
+function isBigLike(v: unknown): v is BigLike {
+  if (typeof v !== 'object' || v === null) return false;
+  const b = v as Partial<BigLike>;
+  return typeof b.toFixed === 'function' && typeof b.s === 'number' && typeof b.e === 'number' && Array.isArray(b.c);
+}
+
+/** A Dec of this module instance, from a Dec of any instance or a decimal string; otherwise undefined. */
+export function toDec(v: unknown): Dec | undefined {
+  if (v instanceof Big) return v;
+  if (isBigLike(v)) return dec(v.toFixed());
+  if (typeof v === 'string' && isDecimalString(v.trim())) return dec(v.trim());
+  return undefined;
+}

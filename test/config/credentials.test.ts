@@ -1,0 +1,92 @@
+import { describe, expect, it } from 'vitest';
+import {
+  missingCredentialVariables,
+  parseConfigText,
+  readCredentials,
+  requireCredentials,
+  requireLiveReady,
+  secretValues,
+} from '../../src/config/index.ts';
+import { ConfigError } from '../../src/core/errors.ts';
+
+const STRATS = 'strategies:\n  - id: ema\n    file: strategies/ema-cross.ts\n';
+const live = parseConfigText(`mode: live\n${STRATS}`, 'live.yaml', {});
+const paper = parseConfigText(STRATS, 'paper.yaml', {});
+const custom = parseConfigText(
+  `mode: live\n${STRATS}credentials:\n  apiKeyEnv: K\n  secretEnv: S\n  passphraseEnv: P\n`,
+  'custom.yaml',
+  {},
+);
+const ENV = {
+  CAPIBOT_API_KEY: 'key-123456',
+  CAPIBOT_API_SECRET: 'secret-abcdef',
+  CAPIBOT_API_PASSPHRASE: 'pass-phrase',
+};
+
+function refusal(f: () => unknown): ConfigError {
+  try {
+    f();
+  } catch (e) {
+    if (e instanceof ConfigError) return e;
+    throw e;
+  }
+  throw new Error('not refused');
+}
+
+describe('requireLiveReady', () => {
+  it('returns the credentials with mode live, --live and all three variables', () => {
+    expect(requireLiveReady(live, ENV, { live: true })).toEqual({
+      apiKey: 'key-123456',
+      secret: 'secret-abcdef',
+      passphrase: 'pass-phrase',
+    });
+  });
+
+  it('refuses mode live without the --live flag', () => {
+    const e = refusal(() => requireLiveReady(live, ENV, {}));
+    expect(e.message).toContain('--live');
+    expect(e.exitCode).toBe(2);
+    expect(refusal(() => requireLiveReady(live, ENV, { live: false })).message).toContain('--live');
+  });
+
+  it('refuses --live with a paper config', () => {
+    expect(refusal(() => requireLiveReady(paper, ENV, { live: true })).message).toContain('mode: paper');
+  });
+
+  it('refuses without credentials, naming the missing variables and no values', () => {
+    const e = refusal(() => requireLiveReady(live, { CAPIBOT_API_KEY: 'key-123456' }, { live: true }));
+    expect(e.message).toBe(
+      'credentials: live mode needs credentials in the environment: CAPIBOT_API_SECRET, CAPIBOT_API_PASSPHRASE are not set',
+    );
+    expect(e.message).not.toContain('key-123456');
+  });
+
+  it('counts an empty variable as missing', () => {
+    expect(
+      refusal(() => requireLiveReady(live, { ...ENV, CAPIBOT_API_PASSPHRASE: '' }, { live: true })).message,
+    ).toContain('CAPIBOT_API_PASSPHRASE is not set');
+  });
+
+  it('reads the variables the config names', () => {
+    expect(readCredentials(custom, ENV)).toBeUndefined();
+    expect(missingCredentialVariables(custom, ENV)).toEqual(['K', 'S', 'P']);
+    expect(requireLiveReady(custom, { K: 'kkkk', S: 'ssss', P: 'pppp' }, { live: true })).toEqual({
+      apiKey: 'kkkk',
+      secret: 'ssss',
+      passphrase: 'pppp',
+    });
+  });
+});
+
+describe('credentials helpers', () => {
+  it('requireCredentials names its purpose', () => {
+    expect(refusal(() => requireCredentials(paper, {}, 'paper venue http')).message).toContain(
+      'paper venue http needs credentials',
+    );
+  });
+
+  it('secretValues lists the three values for the log censor', () => {
+    expect(secretValues(readCredentials(paper, ENV))).toEqual(['key-123456', 'secret-abcdef', 'pass-phrase']);
+    expect(secretValues(undefined)).toEqual([]);
+  });
+});

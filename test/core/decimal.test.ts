@@ -1,0 +1,48 @@
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { dec, decToString, isDecimalString, isMultipleOf, roundToStep } from '../../src/core/decimal.ts';
+
+describe('decimal', () => {
+  it('parses decimal strings exactly, never through a float', () => {
+    expect(decToString(dec('0.1').plus(dec('0.2')))).toBe('0.3');
+    expect(decToString(dec('90755.3'))).toBe('90755.3');
+    expect(decToString(dec('123456789012345678.000000001'))).toBe('123456789012345678.000000001');
+  });
+
+  it('refuses non-decimals and inexact numbers', () => {
+    expect(() => dec('abc')).toThrow(/not a decimal/);
+    expect(() => dec('')).toThrow(/not a decimal/);
+    expect(() => dec('1.2.3')).toThrow(/not a decimal/);
+    expect(() => dec(0.1)).toThrow(/not an exact integer/);
+    expect(dec(5).eq(dec('5'))).toBe(true);
+  });
+
+  it('prints plain text, never exponent notation', () => {
+    expect(decToString(dec('1e-9'))).toBe('0.000000001');
+    expect(decToString(dec('1e21'))).toBe('1000000000000000000000');
+  });
+
+  it('rounds to a step in each mode', () => {
+    expect(decToString(roundToStep(dec('100.07'), dec('0.1'), 'down'))).toBe('100');
+    expect(decToString(roundToStep(dec('100.07'), dec('0.1'), 'up'))).toBe('100.1');
+    expect(decToString(roundToStep(dec('100.05'), dec('0.1'), 'nearest'))).toBe('100.1');
+    expect(() => roundToStep(dec('1'), dec('0'))).toThrow(/positive/);
+  });
+
+  it('property: a rounded value is a multiple of the step and within one step', () => {
+    const decimalText = fc
+      .tuple(fc.integer({ min: 0, max: 10_000_000 }), fc.integer({ min: 0, max: 9999 }))
+      .map(([i, f]) => `${i}.${String(f).padStart(4, '0')}`);
+    const step = fc.constantFrom('0.1', '0.01', '0.001', '0.5', '1', '0.0001');
+    fc.assert(
+      fc.property(decimalText, step, fc.constantFrom('down', 'up', 'nearest' as const), (v, s, mode) => {
+        expect(isDecimalString(v)).toBe(true);
+        const r = roundToStep(dec(v), dec(s), mode);
+        expect(isMultipleOf(r, dec(s))).toBe(true);
+        expect(r.minus(dec(v)).abs().lte(dec(s))).toBe(true);
+        if (mode === 'down') expect(r.lte(dec(v))).toBe(true);
+        if (mode === 'up') expect(r.gte(dec(v))).toBe(true);
+      }),
+    );
+  });
+});
