@@ -9,8 +9,16 @@ import { mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { RecordedPoll, RecordingMeta } from '../src/core/market.ts';
-import { barsCsvFieldNotes, importBarsCsv, type BarsCsvImportStats } from '../src/market/importers/bars-csv.ts';
-import { binanceWsFieldNotes, importBinanceWs, newBinanceWsStats } from '../src/market/importers/binance-ws.ts';
+import {
+  barsCsvFieldNotes,
+  importBarsCsv,
+  type BarsCsvImportStats,
+} from '../src/market/importers/bars-csv.ts';
+import {
+  binanceWsFieldNotes,
+  importBinanceWs,
+  newBinanceWsStats,
+} from '../src/market/importers/binance-ws.ts';
 import { fileSha256 } from '../src/market/importers/input-lines.ts';
 import { mergePolls } from '../src/market/importers/merge.ts';
 import { RECORDING_FORMAT } from '../src/market/recording/format.ts';
@@ -32,6 +40,10 @@ interface UpstreamFile {
   readonly repository: string;
   readonly url: string;
   readonly upstreamPath: string;
+  /** Commit that added the file, when it differs from `commit`. */
+  readonly addedIn?: string;
+  /** Where the file lives at `commit`, when it moved. */
+  readonly laterPath?: string;
   readonly commit: string;
   readonly gitBlob: string;
   readonly licence: string;
@@ -71,8 +83,9 @@ const FTX: UpstreamFile = {
   file: 'nautilus_ftx_BTC-PERP_1m_20211231-20220201.csv',
   repository: 'nautechsystems/nautilus_trader',
   url: 'https://github.com/nautechsystems/nautilus_trader',
-  upstreamPath:
-    'tests/test_kit/data/ftx-btc-perp-20211231-20220201_1m.csv (added in 94cfcaafe3994e5b55d956ef792c477471d52f80); today tests/test_data/btc-perp-20211231-20220201_1m.csv',
+  upstreamPath: 'tests/test_kit/data/ftx-btc-perp-20211231-20220201_1m.csv',
+  addedIn: '94cfcaafe3994e5b55d956ef792c477471d52f80',
+  laterPath: 'tests/test_data/btc-perp-20211231-20220201_1m.csv',
   commit: 'a95c8042b00133829d252ae8cf68f78fc176a973',
   gitBlob: 'e43e3141f685a49a1b5df5462b13f13c7f6f45a5',
   licence: 'LGPL-3.0 (GNU Lesser General Public License v3.0)',
@@ -99,6 +112,8 @@ function provenance(u: UpstreamFile, mappedTo: string, sourceSymbol?: string): R
     repository: u.repository,
     url: u.url,
     upstreamPath: u.upstreamPath,
+    ...(u.addedIn !== undefined ? { addedIn: u.addedIn } : {}),
+    ...(u.laterPath !== undefined ? { laterPath: u.laterPath } : {}),
     commit: u.commit,
     gitBlob: u.gitBlob,
     licence: u.licence,
@@ -119,7 +134,11 @@ interface Written {
   readonly lastT: number;
 }
 
-async function write(name: string, meta: RecordingMeta, polls: AsyncIterable<RecordedPoll>): Promise<Written> {
+async function write(
+  name: string,
+  meta: RecordingMeta,
+  polls: AsyncIterable<RecordedPoll>,
+): Promise<Written> {
   const path = join(outDir, name);
   const w = await openRecordingWriter(path, { mode: 'overwrite', meta });
   for await (const p of polls) w.write(p);
@@ -154,7 +173,8 @@ async function main(): Promise<void> {
   const ethStats = newBinanceWsStats();
   const binanceMeta: RecordingMeta = {
     format: RECORDING_FORMAT,
-    title: 'Binance USDⓈ-M BTCUSDT + ETHUSDT, 2024-07-19 00:00–00:05 UTC, 1-second snapshots, relabelled cmt_btcusdt / cmt_ethusdt',
+    title:
+      'Binance USDⓈ-M BTCUSDT + ETHUSDT, 2024-07-19 00:00–00:05 UTC, 1-second snapshots, relabelled cmt_btcusdt / cmt_ethusdt',
     note: 'Real Binance market data replayed under WEEX symbol names; it is not WEEX data.',
     generatedBy: 'scripts/make-samples.ts (npm run data:samples)',
     sources: [provenance(BTC, 'cmt_btcusdt', 'BTCUSDT'), provenance(ETH, 'cmt_ethusdt', 'ETHUSDT')],
@@ -177,8 +197,16 @@ async function main(): Promise<void> {
     binanceMeta,
     mergePolls(
       [
-        importBinanceWs(btcPath, { symbol: 'cmt_btcusdt', gridMs: GRID_MS, sourceSymbol: 'BTCUSDT' }, btcStats),
-        importBinanceWs(ethPath, { symbol: 'cmt_ethusdt', gridMs: GRID_MS, sourceSymbol: 'ETHUSDT' }, ethStats),
+        importBinanceWs(
+          btcPath,
+          { symbol: 'cmt_btcusdt', gridMs: GRID_MS, sourceSymbol: 'BTCUSDT' },
+          btcStats,
+        ),
+        importBinanceWs(
+          ethPath,
+          { symbol: 'cmt_ethusdt', gridMs: GRID_MS, sourceSymbol: 'ETHUSDT' },
+          ethStats,
+        ),
       ],
       { onlyCommonTimes: true },
     ),
@@ -188,27 +216,44 @@ async function main(): Promise<void> {
   const barStats: BarsCsvImportStats = { bars: 0, snapshots: 0 };
   const ftxMeta: RecordingMeta = {
     format: RECORDING_FORMAT,
-    title: 'FTX BTC-PERP 1-minute bars, 2022-01-01 23:01 – 2022-02-01 05:32 UTC, one snapshot per bar, relabelled cmt_btcusdt',
+    title:
+      'FTX BTC-PERP 1-minute bars, 2022-01-01 23:01 – 2022-02-01 05:32 UTC, one snapshot per bar, relabelled cmt_btcusdt',
     note: 'Real FTX market data (a USD-quoted perpetual of a defunct exchange) replayed under a WEEX symbol name; it is not WEEX data.',
     generatedBy: 'scripts/make-samples.ts (npm run data:samples)',
     sources: [provenance(FTX, 'cmt_btcusdt')],
     symbols: ['cmt_btcusdt'],
     derivation: `capibot import --from bars-csv --symbol cmt_btcusdt --tick ${TICK_FTX}: one snapshot per bar once a full 24 h window (1440 bars) exists.`,
-    sampling: { kind: 'bars', barMs: 60_000, rule: 'one snapshot per bar, starting once a full 24 h window exists' },
+    sampling: {
+      kind: 'bars',
+      barMs: 60_000,
+      rule: 'one snapshot per bar, starting once a full 24 h window exists',
+    },
     time: 'bar labels parsed as UTC and taken as the bar open (upstream does not say; FTX labelled candles by start time); each snapshot is at label + 60 s, the bar close, so no price is shown before its bar ended',
     fields24h: 'rolling-24h-of-bars',
-    window: { ms: 86_400_000, rule: 'bars with label in (label − 24 h, label], i.e. the 1440 bars i−1439..i' },
+    window: {
+      ms: 86_400_000,
+      rule: 'bars with label in (label − 24 h, label], i.e. the 1440 bars i−1439..i',
+    },
     tick: TICK_FTX,
     fields: barsCsvFieldNotes(TICK_FTX),
     synthetic: ['best_bid', 'best_ask'],
     approximated: ['base_volume'],
     absent: ['markPrice', 'indexPrice'],
   };
-  const ftx = await write(FTX_OUT, ftxMeta, importBarsCsv(ftxPath, { symbol: 'cmt_btcusdt', tick: TICK_FTX }, barStats));
+  const ftx = await write(
+    FTX_OUT,
+    ftxMeta,
+    importBarsCsv(ftxPath, { symbol: 'cmt_btcusdt', tick: TICK_FTX }, barStats),
+  );
 
-  writeFileSync(join(outDir, 'README.md'), readme(binance, ftx, btcStats.snapshots, ethStats.snapshots, barStats.bars));
+  writeFileSync(
+    join(outDir, 'README.md'),
+    readme(binance, ftx, btcStats.snapshots, ethStats.snapshots, barStats.bars),
+  );
   for (const w of [binance, ftx]) {
-    console.log(`${w.file}: ${w.bytes} bytes, ${w.polls} polls, ${w.tickers} tickers, t ${iso(w.firstT)} … ${iso(w.lastT)}`);
+    console.log(
+      `${w.file}: ${w.bytes} bytes, ${w.polls} polls, ${w.tickers} tickers, t ${iso(w.firstT)} … ${iso(w.lastT)}`,
+    );
   }
 }
 
@@ -263,18 +308,20 @@ replayed under WEEX symbol names, for dry runs and tests.
 | time | ${iso(ftx.firstT)} … ${iso(ftx.lastT)} |
 | symbol | \`cmt_btcusdt\` ← FTX BTC-PERP (USD-quoted perpetual; FTX is defunct) |
 
-- **Source:** \`${FTX.file}\` from [${FTX.repository}](${FTX.url}): upstream path
-  \`${FTX.upstreamPath}\`; present at commit \`${FTX.commit}\`; git blob \`${FTX.gitBlob}\`.
+- **Source:** \`${FTX.file}\` from [${FTX.repository}](${FTX.url}): added as
+  \`${FTX.upstreamPath}\` in commit \`${FTX.addedIn ?? ''}\`, present as \`${FTX.laterPath ?? ''}\` at commit
+  \`${FTX.commit}\`; git blob \`${FTX.gitBlob}\`.
   Licence of the repository: ${FTX.licence}; data derived from it is bundled with this notice. The
   market data comes from FTX, whose terms may also apply.
 - **Derivation:** \`capibot import --from bars-csv --symbol cmt_btcusdt --tick ${TICK_FTX}\`: one snapshot
-  per bar \`i\` from bar 1440 on (a full window):
+  per bar \`i\` (0-based) from \`i\` = 1439 on, i.e. once a full 24 h window of 1440 bars exists:
   - \`last\` = close[i]; \`high_24h\` = max high[i−1439..i]; \`low_24h\` = min low[i−1439..i];
     \`volume_24h\` = Σ volume[i−1439..i] (USD notional, as in the file);
   - \`base_volume\` ≈ Σ volume/close over the same bars (**approximated**);
   - \`priceChangePercent\` = close[i] / open[i−1439] − 1 as a fraction (the WEEX convention);
   - \`best_bid\`/\`best_ask\` = close ∓ 0.5 (half the FTX BTC-PERP tick of 1 USD): **synthetic**, bars have
-    no quotes;
+    no quotes (13 of the 45,031 closes are not whole dollars, e.g. 46797.25, so a few bid/ask values are
+    off the 1 USD grid too);
   - bar labels are read as UTC and taken as the bar open (upstream does not say); each snapshot is at
     label + 60 s, the bar close, so no price appears before its bar ended;
   - \`markPrice\`/\`indexPrice\` are absent.

@@ -20,6 +20,9 @@ export interface YamlTree {
 /** Deeper than this is not a config (and guards against recursive aliases). */
 const MAX_DEPTH = 64;
 
+/** More values than this (after expanding aliases) is not a config: it guards against alias bombs. */
+const MAX_NODES = 100_000;
+
 /** Marks a mapping value that interpolated to nothing: the key counts as absent (its default applies). */
 const ABSENT: unique symbol = Symbol('absent');
 
@@ -56,6 +59,7 @@ class Walker {
   private readonly env: Env;
   private readonly map: SourceMap;
   private readonly at: (offset: number) => Position;
+  private visited = 0;
 
   constructor(doc: Document, env: Env, map: SourceMap, at: (offset: number) => Position) {
     this.doc = doc;
@@ -71,6 +75,12 @@ class Walker {
 
   node(node: unknown, path: ConfigPath, depth: number): unknown {
     if (depth > MAX_DEPTH) this.fail(path, 'nested too deeply (or an alias refers to itself)');
+    if (++this.visited > MAX_NODES) {
+      this.fail(
+        path,
+        `too many values after expanding aliases (more than ${MAX_NODES}); is this an alias bomb?`,
+      );
+    }
     if (isAlias(node)) return this.node(node.resolve(this.doc), path, depth + 1);
     if (isMap(node)) return this.mapping(node.items, path, depth);
     if (isSeq(node)) {

@@ -12,124 +12,43 @@
 // - Time comes only from the injected clock and scheduler, so the same code runs live and in
 //   virtual time. `onTick` is synchronous: a backtest calls `onTick(poll)` then awaits `idle()`.
 import type { Logger } from 'pino';
-import { interval, Subject, type Observable, type SchedulerLike, type Subscription } from 'rxjs';
+import { interval, Subject, type Observable, type Subscription } from 'rxjs';
 import type { Clock } from '../core/clock.ts';
-import { dec, decToString, isDecimalString, type Dec } from '../core/decimal.ts';
+import type { Dec } from '../core/decimal.ts';
 import { InvariantViolation } from '../core/errors.ts';
 import type { OrderEvent } from '../core/events.ts';
 import type { ClientOid, StrategyId, SymbolId } from '../core/ids.ts';
 import type { Intent, PlaceIntent } from '../core/intents.ts';
-import type { ContractSpec, Ticker } from '../core/market.ts';
+import type { Ticker } from '../core/market.ts';
 import { applyOrderEvent, newOrder } from '../core/order-reducer.ts';
 import { isOpening, isTerminal, type Order } from '../core/orders.ts';
 import type { FillReport } from '../core/reports.ts';
-import type { ExchangePort } from '../exchange/port.ts';
-import { createBudget, type BudgetConfig } from '../execution/budget.ts';
+import { createBudget } from '../execution/budget.ts';
 import { formatClientOid } from '../execution/client-oid.ts';
-import { Executor, type ExecutorOptions, type QueueDepth } from '../execution/executor.ts';
+import { Executor, type QueueDepth } from '../execution/executor.ts';
 import { schedulerTimers } from '../execution/timers.ts';
 import { riskRefused } from '../risk/decision.ts';
 import { evaluate, type RiskContext } from '../risk/gate.ts';
 import { DEFAULT_RISK_LIMITS, type RiskLimits } from '../risk/limits.ts';
 import { createOrderRate, recordPlacement, type OrderRateWindow } from '../risk/order-rate.ts';
-import { TRADING_STATES, engageKillSwitch, updateTradingState, type TradingState } from '../risk/trading-state.ts';
+import { engageKillSwitch, type TradingState } from '../risk/trading-state.ts';
 import type { OrderStore, StoredFill } from '../store/port.ts';
-import type { StrategyDefinition } from '../strategy/define.ts';
 import { hostStrategies, type HostOutput } from '../strategy/host.ts';
 import { instantiateStrategy, type InstantiatedStrategy } from '../strategy/instantiate.ts';
 import type { PnlSnapshot, StrategyFill, StrategyStateSource } from '../strategy/types.ts';
 import type { EngineEvent } from './events.ts';
 import { Counters, LOCAL_REJECTION_CODES, type EngineMetrics } from './metrics.ts';
 import { Portfolio } from './portfolio.ts';
+import { TradingGuard, type TradingStateChange } from './trading-guard.ts';
+import type { Engine, EngineDeps, EngineStartOptions } from './engine-types.ts';
+import { intentJson } from './journal.ts';
 import { Trampoline } from './trampoline.ts';
 
-export interface EngineStrategyConfig {
-  /** Instance id ([A-Za-z0-9_]{1,16}): part of every client_oid. */
-  readonly id: string;
-  readonly definition: StrategyDefinition;
-  readonly params?: unknown;
-}
+export type * from './engine-types.ts';
+export { intentJson } from './journal.ts';
 
-export interface EngineOptions {
-  /** First part of every client_oid. Default `cb`. */
-  readonly clientOidPrefix?: string;
-  readonly riskLimits?: RiskLimits;
-  /** Account equity at start; enables the drawdown breaker (equity = this + net PnL). */
-  readonly startingEquity?: Dec;
-  readonly budget?: Partial<BudgetConfig>;
-  readonly executor?: Partial<ExecutorOptions>;
-  /** Cancel the open orders of a strategy that gets disabled. Default true. */
-  readonly cancelOnDisable?: boolean;
-  /** When set, `start()` also pulses strategy timers every this many ms of scheduler time. */
-  readonly timerPulseMs?: number;
-}
-
-export interface EngineDeps {
-  readonly port: ExchangePort;
-  readonly store: OrderStore;
-  readonly clock: Clock;
-  readonly scheduler: SchedulerLike;
-  readonly log: Logger;
-  /** Contract specs of every symbol the strategies trade. */
-  readonly specs: ReadonlyMap<SymbolId, ContractSpec>;
-  readonly strategies: readonly EngineStrategyConfig[];
-  readonly options?: EngineOptions;
-}
-
-export interface EngineStartOptions {
-  /** A ticker source (poller or replay): one array per poll. Optional: `onTick` may be called instead. */
-  readonly tickers$?: Observable<readonly Ticker[]>;
-}
-
-export interface Engine {
-  /** Every engine event, synchronously, in order. Hot: subscribe before `start()`. */
-  readonly events$: Observable<EngineEvent>;
-  readonly strategies: readonly InstantiatedStrategy[];
-  /** The executor, for reconciliation reads (`executor.read(endpoint, fn)`) and the poller gate. */
-  readonly executor: Executor;
-  start(options?: EngineStartOptions): void;
-  /** One poll of tickers, processed synchronously (strategies, risk, store, executor queue). */
-  onTick(tickers: readonly Ticker[]): void;
-  /** Order events from reconciliation: reduced, committed, then shown to strategies. */
-  applyOrderEvents(events: readonly OrderEvent[]): void;
-  /** Orders and fills a caller already committed to the store (reconcile commit): notify only. */
-  ordersChanged(orders: readonly Order[], fills?: readonly StoredFill[]): void;
-  /** HALTED, and every open order of every strategy is canceled. */
-  killSwitch(reason: string): void;
-  tradingState(): TradingState;
-  /** Account PnL, marked at the latest tickers. */
-  pnl(): PnlSnapshot;
-  /** Open (non-terminal) orders, as the engine knows them. */
-  openOrders(): readonly Order[];
-  queueDepth(): QueueDepth;
-  metrics(): EngineMetrics;
-  /** Resolves when nothing is in flight and nothing can progress until time passes; rejects after a failure. */
-  idle(): Promise<void>;
-  /** Stops the ticker source, timers and strategies; the executor keeps its queue (see shutdown). */
-  stop(): void;
-  /** stop(), then let the executor drain until `deadlineMs`; unsent placements are rejected locally. */
-  shutdown(deadlineMs: number): Promise<QueueDepth>;
-  /** The failure that stopped the engine, if any. */
-  readonly failure: unknown;
-}
-
-const TRADING_STATE_META = 'tradingState';
-const EQUITY_PEAK_META = 'equityPeak';
-
-/** The journal's text of an intent: decimals as plain decimal strings (never exponent notation). */
-export function intentJson(intent: Intent): string {
-  switch (intent.kind) {
-    case 'place':
-      return JSON.stringify({
-        ...intent,
-        size: decToString(intent.size),
-        ...(intent.price !== undefined ? { price: decToString(intent.price) } : {}),
-      });
-    case 'cancel':
-    case 'cancelAll':
-      return JSON.stringify(intent);
-  }
-}
+/** The venue's "order does not exist" code (weex-facts.md §4.2), the answer to a cancel of a gone order. */
+const ORDER_NOT_FOUND = '50005';
 
 export function createEngine(deps: EngineDeps): Engine {
   return new EngineImpl(deps);
@@ -159,12 +78,13 @@ class EngineImpl implements Engine {
   readonly #lastPrices = new Map<SymbolId, Dec>();
   readonly #open = new Map<ClientOid, Order>();
   readonly #strategyIds: ReadonlySet<StrategyId>;
+  /** Orders whose last cancel met "does not exist", with the time: not re-canceled for a while. */
+  readonly #cancelRefusedAt = new Map<ClientOid, number>();
   #orderRate: OrderRateWindow = createOrderRate();
-  #tradingState: TradingState = 'ACTIVE';
-  #equityPeak: Dec | undefined;
+  readonly #guardian: TradingGuard;
   #subscriptions: Subscription[] = [];
   #started = false;
-  #failure: unknown = undefined;
+  #failure: Error | undefined = undefined;
 
   constructor(deps: EngineDeps) {
     this.#deps = deps;
@@ -180,9 +100,11 @@ class EngineImpl implements Engine {
 
     const state: StrategyStateSource = {
       latestTicker: (s) => this.#latest.get(s),
-      openOrders: (strategy) => Object.freeze([...this.#open.values()].filter((ord) => ord.strategy === strategy)),
+      openOrders: (strategy) =>
+        Object.freeze([...this.#open.values()].filter((ord) => ord.strategy === strategy)),
       position: (strategy, symbol) => this.#portfolio.position(strategy, symbol),
       pnl: (strategy) => this.#portfolio.pnl(strategy, this.#mark),
+      tradingState: () => this.#guardian.state,
     };
     const ids = new Set<string>();
     this.strategies = deps.strategies.map((s) => {
@@ -210,10 +132,11 @@ class EngineImpl implements Engine {
       log: deps.log.child({ component: 'executor' }),
       ...(o.executor !== undefined ? { options: o.executor } : {}),
     });
+    this.#guardian = new TradingGuard(deps.store, this.#limits, o.startingEquity);
     this.#loadState();
   }
 
-  get failure(): unknown {
+  get failure(): Error | undefined {
     return this.#failure;
   }
 
@@ -239,7 +162,11 @@ class EngineImpl implements Engine {
     }
     const pulseMs = this.#deps.options?.timerPulseMs;
     if (pulseMs !== undefined) {
-      this.#subscriptions.push(interval(pulseMs, this.#deps.scheduler).subscribe(() => this.#trampoline.run(() => this.#pulses.next(this.#clock.now()))));
+      this.#subscriptions.push(
+        interval(pulseMs, this.#deps.scheduler).subscribe(() =>
+          this.#trampoline.run(() => this.#pulses.next(this.#clock.now())),
+        ),
+      );
     }
   }
 
@@ -255,11 +182,15 @@ class EngineImpl implements Engine {
 
   async idle(): Promise<void> {
     for (;;) {
-      if (this.#failure !== undefined) throw this.#failure;
+      this.#throwIfFailed();
       await this.executor.idle();
-      if (this.#failure !== undefined) throw this.#failure;
+      this.#throwIfFailed();
       if (this.executor.isQuiescent() && !this.#trampoline.running) return;
     }
+  }
+
+  #throwIfFailed(): void {
+    if (this.#failure !== undefined) throw this.#failure;
   }
 
   // ---- inputs --------------------------------------------------------------------------------------
@@ -288,18 +219,36 @@ class EngineImpl implements Engine {
   ordersChanged(orders: readonly Order[], fills: readonly StoredFill[] = []): void {
     this.#trampoline.run(() => {
       for (const f of fills) {
-        const order = f.clientOid !== undefined ? (this.#open.get(f.clientOid) ?? this.#store.getOrder(f.clientOid)) : undefined;
+        const order =
+          f.clientOid !== undefined
+            ? (this.#open.get(f.clientOid) ?? this.#store.getOrder(f.clientOid))
+            : undefined;
         this.#takeFill(f, order);
       }
-      for (const o of orders) this.#orderUpdated(o);
+      for (const o of orders) {
+        this.#cancelRefusedAt.delete(o.clientOid);
+        this.#orderUpdated(o);
+      }
       this.#checkDrawdown();
     });
+  }
+
+  cancelAll(scope: { readonly strategy?: StrategyId; readonly symbol?: SymbolId } = {}): number {
+    let n = 0;
+    this.#trampoline.run(() => {
+      for (const o of [...this.#open.values()]) {
+        if (scope.strategy !== undefined && o.strategy !== scope.strategy) continue;
+        if (scope.symbol !== undefined && o.symbol !== scope.symbol) continue;
+        if (this.#requestCancel(o)) n++;
+      }
+    });
+    return n;
   }
 
   killSwitch(reason: string): void {
     this.#trampoline.run(() => {
       const k = engageKillSwitch();
-      this.#setTradingState(k.state, `kill switch: ${reason}`);
+      this.#tradingChanged(this.#guardian.set(k.state, `kill switch: ${reason}`));
       for (const o of [...this.#open.values()]) this.#requestCancel(o);
     });
   }
@@ -307,7 +256,7 @@ class EngineImpl implements Engine {
   // ---- views ---------------------------------------------------------------------------------------
 
   tradingState(): TradingState {
-    return this.#tradingState;
+    return this.#guardian.state;
   }
 
   pnl(): PnlSnapshot {
@@ -347,7 +296,7 @@ class EngineImpl implements Engine {
       superseded: x.superseded,
       queue: this.executor.depth(),
       budget: this.executor.budgetUsage(),
-      tradingState: this.#tradingState,
+      tradingState: this.#guardian.state,
     };
   }
 
@@ -373,7 +322,7 @@ class EngineImpl implements Engine {
     return {
       now,
       limits: this.#limits,
-      tradingState: this.#tradingState,
+      tradingState: this.#guardian.state,
       lastPrices: this.#lastPrices,
       positions: this.#portfolio.hedgePositions(),
       openOrders: [...this.#open.values()],
@@ -386,7 +335,12 @@ class EngineImpl implements Engine {
     const decision = evaluate(intent, this.#riskContext(now));
     if (!decision.approved) {
       this.#counters.reject(decision.reason);
-      this.#store.appendJournal({ at: now, strategy, intent: intentJson(intent), outcome: `refused:${decision.reason}` });
+      this.#store.appendJournal({
+        at: now,
+        strategy,
+        intent: intentJson(intent),
+        outcome: `refused:${decision.reason}`,
+      });
       this.#emit(riskRefused(strategy, intent, decision, now));
       return;
     }
@@ -401,13 +355,31 @@ class EngineImpl implements Engine {
             : intent.orderId !== undefined
               ? this.#store.getOrderByOrderId(intent.orderId)
               : undefined;
-        this.#store.appendJournal({ at: now, strategy, intent: intentJson(intent), outcome: 'approved', ...(order ? { clientOid: order.clientOid } : {}) });
+        this.#store.appendJournal({
+          at: now,
+          strategy,
+          intent: intentJson(intent),
+          outcome: 'approved',
+          ...(order ? { clientOid: order.clientOid } : {}),
+        });
         if (order === undefined || order.strategy !== strategy || order.symbol !== intent.symbol) {
-          this.#emit({ kind: 'IntentIgnored', at: now, strategy, intent, reason: 'no such order of this strategy on this symbol' });
+          this.#emit({
+            kind: 'IntentIgnored',
+            at: now,
+            strategy,
+            intent,
+            reason: 'no such order of this strategy on this symbol',
+          });
           return;
         }
         if (isTerminal(order.status)) {
-          this.#emit({ kind: 'IntentIgnored', at: now, strategy, intent, reason: `the order is already ${order.status}` });
+          this.#emit({
+            kind: 'IntentIgnored',
+            at: now,
+            strategy,
+            intent,
+            reason: `the order is already ${order.status}`,
+          });
           return;
         }
         this.#requestCancel(order);
@@ -415,7 +387,8 @@ class EngineImpl implements Engine {
       }
       case 'cancelAll':
         this.#store.appendJournal({ at: now, strategy, intent: intentJson(intent), outcome: 'approved' });
-        for (const o of this.#ownOpen(strategy)) if (intent.symbol === undefined || o.symbol === intent.symbol) this.#requestCancel(o);
+        for (const o of this.#ownOpen(strategy))
+          if (intent.symbol === undefined || o.symbol === intent.symbol) this.#requestCancel(o);
         return;
     }
   }
@@ -461,25 +434,34 @@ class EngineImpl implements Engine {
   }
 
   /** Cancels one order: locally when it never left, through cancel_order otherwise. */
-  #requestCancel(order: Order): void {
+  #requestCancel(order: Order): boolean {
     const current = this.#open.get(order.clientOid) ?? order;
-    if (isTerminal(current.status) || current.status === 'canceling') return;
+    if (isTerminal(current.status) || current.status === 'canceling') return false;
     const at = this.#clock.now();
+    const refusedAt = this.#cancelRefusedAt.get(current.clientOid);
+    if (refusedAt !== undefined && at - refusedAt < (this.#deps.options?.cancelRetryMs ?? 5_000))
+      return false;
     this.#counters.cancelsRequested++;
     // `created` never left (OrderSubmitted is committed before any request); a withdrawn placement
     // came back unsent (after a 429). Either way nothing is at the exchange: settle it here.
     if (this.executor.withdraw(current.clientOid) || current.status === 'created') {
-      this.#applyEvent({ kind: 'OrderCanceled', clientOid: current.clientOid, at, reason: 'canceled before it was sent' });
-      return;
+      this.#applyEvent({
+        kind: 'OrderCanceled',
+        clientOid: current.clientOid,
+        at,
+        reason: 'canceled before it was sent',
+      });
+      return true;
     }
     this.#applyEvent({ kind: 'CancelRequested', clientOid: current.clientOid, at });
     const updated = this.#open.get(current.clientOid);
-    if (updated?.status !== 'canceling') return;
+    if (updated?.status !== 'canceling') return false;
     this.executor.submitCancel({
       symbol: updated.symbol,
       clientOid: updated.clientOid,
       ...(updated.orderId !== undefined ? { orderId: updated.orderId } : {}),
     });
+    return true;
   }
 
   // ---- order events → reducer → store → strategies -------------------------------------------------
@@ -490,7 +472,10 @@ class EngineImpl implements Engine {
     this.#guard(true, () => {
       const order = this.#open.get(e.clientOid) ?? this.#store.getOrder(e.clientOid);
       if (order === undefined) {
-        this.#log.warn({ event: e.kind, clientOid: e.clientOid }, 'order event for an order that is not in the store');
+        this.#log.warn(
+          { event: e.kind, clientOid: e.clientOid },
+          'order event for an order that is not in the store',
+        );
         return;
       }
       if (e.kind === 'OrderFilled' && this.#store.hasFill(e.tradeId)) return;
@@ -500,10 +485,19 @@ class EngineImpl implements Engine {
         if (r.changed) this.#store.updateOrder(r.order);
       });
       this.#count(e);
+      if (e.kind === 'CancelRejected' && e.code === ORDER_NOT_FOUND)
+        this.#cancelRefusedAt.set(e.clientOid, e.at);
+      else if (r.changed) this.#cancelRefusedAt.delete(e.clientOid);
       this.#emit(e);
       if (r.anomaly !== undefined) {
         this.#log.warn({ clientOid: e.clientOid, event: e.kind, anomaly: r.anomaly }, 'order anomaly');
-        this.#emit({ kind: 'OrderAnomaly', at: e.at, clientOid: e.clientOid, event: e.kind, anomaly: r.anomaly });
+        this.#emit({
+          kind: 'OrderAnomaly',
+          at: e.at,
+          clientOid: e.clientOid,
+          event: e.kind,
+          anomaly: r.anomaly,
+        });
       }
       if (e.kind === 'OrderFilled') this.#takeFill(e.fill, r.order);
       if (r.changed) this.#orderUpdated(r.order);
@@ -512,22 +506,12 @@ class EngineImpl implements Engine {
 
   #count(e: OrderEvent): void {
     const c = this.#counters;
-    switch (e.kind) {
-      case 'OrderAccepted':
-        c.ordersAccepted++;
-        return;
-      case 'OrderRejected':
-        c.ordersRejected++;
-        c.reject(LOCAL_REJECTION_CODES.has(e.code) ? `local:${e.code}` : `exchange:${e.code}`);
-        return;
-      case 'OrderOutcomeUnknown':
-        c.ordersUnknown++;
-        return;
-      case 'OrderLost':
-        c.reject('lost');
-        return;
-      default:
-        return;
+    if (e.kind === 'OrderAccepted') c.ordersAccepted++;
+    else if (e.kind === 'OrderOutcomeUnknown') c.ordersUnknown++;
+    else if (e.kind === 'OrderLost') c.reject('lost');
+    else if (e.kind === 'OrderRejected') {
+      c.ordersRejected++;
+      c.reject(LOCAL_REJECTION_CODES.has(e.code) ? `local:${e.code}` : `exchange:${e.code}`);
     }
   }
 
@@ -536,6 +520,7 @@ class EngineImpl implements Engine {
     const before = this.#open.get(order.clientOid);
     if (isTerminal(order.status)) {
       this.#open.delete(order.clientOid);
+      this.#cancelRefusedAt.delete(order.clientOid);
       if (before !== undefined) {
         if (order.status === 'canceled') this.#counters.ordersCanceled++;
         if (order.status === 'filled') this.#counters.ordersFilled++;
@@ -574,30 +559,18 @@ class EngineImpl implements Engine {
   readonly #mark = (symbol: SymbolId): Dec | undefined => this.#lastPrices.get(symbol);
 
   #checkDrawdown(): void {
-    const start = this.#deps.options?.startingEquity;
-    if (start === undefined) return;
-    const equity = start.plus(this.#portfolio.pnl(undefined, this.#mark).net);
-    const peak = this.#equityPeak === undefined || equity.gt(this.#equityPeak) ? equity : this.#equityPeak;
-    if (this.#equityPeak === undefined || !peak.eq(this.#equityPeak)) {
-      this.#equityPeak = peak;
-      this.#store.setMeta(EQUITY_PEAK_META, decToString(peak));
-    }
-    const next = updateTradingState(this.#tradingState, peak, equity, this.#limits);
-    if (next !== this.#tradingState) this.#setTradingState(next, `drawdown: equity ${decToString(equity)} from peak ${decToString(peak)}`);
+    this.#tradingChanged(this.#guardian.onNetPnl(this.#portfolio.pnl(undefined, this.#mark).net));
   }
 
-  #setTradingState(to: TradingState, reason: string): void {
-    const from = this.#tradingState;
-    if (from === to) return;
-    this.#tradingState = to;
-    this.#store.setMeta(TRADING_STATE_META, to);
-    this.#log.warn({ from, to, reason }, 'trading state changed');
-    this.#emit({ kind: 'TradingStateChanged', at: this.#clock.now(), from, to, reason });
+  #tradingChanged(change: TradingStateChange | undefined): void {
+    if (change === undefined) return;
+    this.#log.warn(change, 'trading state changed');
+    this.#emit({ kind: 'TradingStateChanged', at: this.#clock.now(), ...change });
   }
 
   // ---- start-up and plumbing -----------------------------------------------------------------------
 
-  /** Open orders, positions, trading state and equity peak from the store. */
+  /** Open orders and positions from the store. */
   #loadState(): void {
     for (const o of this.#store.openOrders()) this.#open.set(o.clientOid, o);
     const byOid = new Map<ClientOid, Order>();
@@ -609,10 +582,6 @@ class EngineImpl implements Engine {
       }
       this.#portfolio.applyFill(f, order?.strategy, order?.side);
     }
-    const ts = this.#store.getMeta(TRADING_STATE_META);
-    if (ts !== undefined && (TRADING_STATES as readonly string[]).includes(ts)) this.#tradingState = ts as TradingState;
-    const peak = this.#store.getMeta(EQUITY_PEAK_META);
-    if (peak !== undefined && isDecimalString(peak)) this.#equityPeak = dec(peak);
   }
 
   /**
@@ -622,7 +591,14 @@ class EngineImpl implements Engine {
   #settleUnsent(): void {
     const at = this.#clock.now();
     for (const o of [...this.#open.values()]) {
-      if (o.status === 'created') this.#applyEvent({ kind: 'OrderRejected', clientOid: o.clientOid, at, code: 'NOT_SENT', reason: 'found unsent at start-up' });
+      if (o.status === 'created')
+        this.#applyEvent({
+          kind: 'OrderRejected',
+          clientOid: o.clientOid,
+          at,
+          code: 'NOT_SENT',
+          reason: 'found unsent at start-up',
+        });
     }
   }
 
@@ -646,9 +622,13 @@ class EngineImpl implements Engine {
 
   #fail(e: unknown): void {
     if (this.#failure !== undefined) return;
-    this.#failure = e;
+    this.#failure = e instanceof Error ? e : new Error(String(e));
     this.#log.error({ err: e }, 'engine stopped on a fatal error');
-    this.#emit({ kind: 'EngineFailed', at: this.#clock.now(), message: e instanceof Error ? e.message : String(e) });
+    this.#emit({
+      kind: 'EngineFailed',
+      at: this.#clock.now(),
+      message: e instanceof Error ? e.message : String(e),
+    });
     this.stop();
     this.executor.stop();
   }

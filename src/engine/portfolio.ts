@@ -4,7 +4,14 @@
 import { ZERO, type Dec } from '../core/decimal.ts';
 import type { StrategyId, SymbolId } from '../core/ids.ts';
 import type { OrderSide } from '../core/orders.ts';
-import { averageEntry, applyFill, EMPTY_BOOK, positionKey, summarize, type PositionBook } from '../core/positions.ts';
+import {
+  averageEntry,
+  applyFill,
+  EMPTY_BOOK,
+  positionKey,
+  summarize,
+  type PositionBook,
+} from '../core/positions.ts';
 import type { FillReport } from '../core/reports.ts';
 import type { HedgePosition } from '../risk/exposure.ts';
 import type { PnlSnapshot, PositionSnapshot } from '../strategy/types.ts';
@@ -19,7 +26,11 @@ export class Portfolio {
   }
 
   /** Folds one fill in (the caller applies each tradeId once). Returns a reason when it was skipped. */
-  applyFill(fill: FillReport, strategy: StrategyId | undefined, side: OrderSide | undefined): string | undefined {
+  applyFill(
+    fill: FillReport,
+    strategy: StrategyId | undefined,
+    side: OrderSide | undefined,
+  ): string | undefined {
     const u = applyFill(this.#book, {
       fill,
       ...(strategy !== undefined ? { strategy } : {}),
@@ -46,7 +57,12 @@ export class Portfolio {
   /** PnL of one strategy, or of the whole account when `strategy` is undefined. */
   pnl(strategy: StrategyId | undefined, marks: Marks): PnlSnapshot {
     const s = summarize(this.#book, marks, strategy !== undefined ? { strategy } : {});
-    return Object.freeze({ realized: s.realizedPnl, unrealized: s.unrealizedPnl, fees: s.fees, net: s.netPnl });
+    return Object.freeze({
+      realized: s.realizedPnl,
+      unrealized: s.unrealizedPnl,
+      fees: s.fees,
+      net: s.netPnl,
+    });
   }
 
   /** Account-wide legs per symbol (every strategy together), for the risk gate. */
@@ -54,7 +70,10 @@ export class Portfolio {
     const out = new Map<SymbolId, HedgePosition>();
     for (const p of this.#book.values()) {
       const h = out.get(p.symbol) ?? { long: ZERO, short: ZERO };
-      out.set(p.symbol, p.leg === 'long' ? { ...h, long: h.long.plus(p.qty) } : { ...h, short: h.short.plus(p.qty) });
+      out.set(
+        p.symbol,
+        p.leg === 'long' ? { ...h, long: h.long.plus(p.qty) } : { ...h, short: h.short.plus(p.qty) },
+      );
     }
     return out;
   }

@@ -22,102 +22,26 @@ import type { Logger } from 'pino';
 import type { Clock } from '../core/clock.ts';
 import { ENDPOINTS, type EndpointId } from '../core/endpoints.ts';
 import type { OrderEvent } from '../core/events.ts';
-import type { ClientOid, OrderId, StrategyId, SymbolId } from '../core/ids.ts';
+import type { ClientOid } from '../core/ids.ts';
 import type { PlaceOutcome } from '../core/reports.ts';
-import type { ExchangePort, PlaceEntry } from '../exchange/port.ts';
+import {
+  DEFAULT_EXECUTOR_OPTIONS,
+  JOB_PRIORITY,
+  type CancelRequestJob,
+  type ExecutorDeps,
+  type ExecutorMetrics,
+  type ExecutorOptions,
+  type ExecutorPort,
+  type PlacementRequest,
+  type QueueDepth,
+} from './executor-types.ts';
 import { onRateLimited, tryConsume, usage, type BudgetState, type BudgetUsage } from './budget.ts';
 import { cancelEvent, classifyFailure, placementEvents, type FailureDisposition } from './outcomes.ts';
-import { planPlacements, type PlannedCall, type QueuedPlacement } from './planner.ts';
+import { PlacementPool, type PooledPlacement } from './placement-pool.ts';
+import type { PlannedCall } from './planner.ts';
 import type { CancelTimer, Timers } from './timers.ts';
 
-export const JOB_PRIORITY = { cancel: 3, read: 2, place: 1 } as const;
-
-export interface ExecutorOptions {
-  /** Requests in flight at once. */
-  readonly maxInFlight: number;
-  /** `tick`: placements wait for `endOfTick()`; a number: for that many ms after the first one. */
-  readonly coalesce: 'tick' | number;
-  /** Let newer tagged placements replace queued ones with the same strategy + symbol + tag. */
-  readonly supersede: boolean;
-  readonly maxBatch: number;
-  /** Attempts for a request that never reached the exchange (TransportError), and for cancels. */
-  readonly maxAttempts: number;
-  /** Delay before such a retry. */
-  readonly retryDelayMs: number;
-}
-
-export const DEFAULT_EXECUTOR_OPTIONS: ExecutorOptions = Object.freeze({
-  maxInFlight: 4,
-  coalesce: 'tick',
-  supersede: false,
-  maxBatch: 20,
-  maxAttempts: 3,
-  retryDelayMs: 1_000,
-});
-
-export type ExecutorPort = Pick<ExchangePort, 'placeOrder' | 'placeBatch' | 'cancelOrder'>;
-
-export interface ExecutorDeps {
-  readonly port: ExecutorPort;
-  readonly clock: Clock;
-  readonly timers: Timers;
-  readonly budget: BudgetState;
-  /**
-   * Receives every order event the executor produces, synchronously. It must commit the event to
-   * the store before returning: the executor acts on it right after (e.g. sends the request).
-   */
-  readonly onOrderEvent: (event: OrderEvent) => void;
-  /** A failure the executor cannot handle (the store refused a write): the executor stops. */
-  readonly onFatal: (error: unknown) => void;
-  readonly log: Logger;
-  readonly options?: Partial<ExecutorOptions>;
-}
-
-/** A placement to send: already written to the store as `created`. */
-export interface PlacementRequest {
-  readonly strategy: StrategyId;
-  readonly symbol: SymbolId;
-  readonly entry: PlaceEntry;
-  readonly tag?: string;
-  /** Higher goes first among placements (e.g. position-reducing orders). Default 0. */
-  readonly priority?: number;
-}
-
-export interface CancelRequestJob {
-  readonly symbol: SymbolId;
-  readonly clientOid: ClientOid;
-  readonly orderId?: OrderId;
-}
-
-export interface QueueDepth {
-  /** Placements waiting for the end of the tick / coalescing window. */
-  readonly staged: number;
-  /** Placements eligible and waiting for budget. */
-  readonly placements: number;
-  readonly cancels: number;
-  readonly reads: number;
-  readonly inFlight: number;
-  /** Jobs waiting on a retry timer. */
-  readonly retrying: number;
-}
-
-export interface ExecutorMetrics {
-  readonly requestsByEndpoint: Readonly<Partial<Record<EndpointId, number>>>;
-  readonly weightUsed: { readonly ip: number; readonly uid: number };
-  readonly rateLimited: number;
-  readonly batchCalls: number;
-  readonly batchEntries: number;
-  readonly singleCalls: number;
-  readonly cancelsSent: number;
-  readonly superseded: number;
-  readonly outcomeUnknown: number;
-}
-
-interface Pooled extends QueuedPlacement {
-  /** OrderSubmitted was already committed (the entry came back after a 429 or a transport error). */
-  submitted: boolean;
-  attempts: number;
-}
+export * from './executor-types.ts';
 
 type Job =
   | { readonly kind: 'place' }
@@ -148,8 +72,7 @@ export class Executor {
   readonly #queue = new PQueue({ concurrency: 1 });
 
   #budget: BudgetState;
-  #staged: Pooled[] = [];
-  #pool: Pooled[] = [];
+  readonly #pool = new PlacementPool();
   #placeJobQueued = false;
   readonly #cancelKeys = new Set<ClientOid>();
   #inFlight = 0;
@@ -202,7 +125,7 @@ export class Executor {
       this.#rejectLocally([this.#pooled(p)], 'NOT_SENT', 'the executor is stopped');
       return;
     }
-    this.#staged.push(this.#pooled(p));
+    this.#pool.stage(this.#pooled(p));
     if (this.#opts.coalesce !== 'tick' && this.#flushTimer === undefined) {
       this.#flushTimer = this.#timers.after(this.#opts.coalesce, () => {
         this.#flushTimer = undefined;
@@ -223,14 +146,7 @@ export class Executor {
    * the caller then settles the order locally; false means it is already submitted (cancel it).
    */
   withdraw(clientOid: ClientOid): boolean {
-    for (const list of [this.#staged, this.#pool]) {
-      const i = list.findIndex((p) => p.clientOid === clientOid);
-      if (i >= 0) {
-        list.splice(i, 1);
-        return true;
-      }
-    }
-    return false;
+    return this.#pool.withdraw(clientOid);
   }
 
   /** Queues a cancel (one request per order); a cancel already queued for the order is not repeated. */
@@ -255,12 +171,20 @@ export class Executor {
     });
   }
 
+  /**
+   * Takes the weight of one request of `endpoint` at read priority, for callers that send the request
+   * themselves (the ticker poller's gate). Resolves when the budget granted it.
+   */
+  acquire(endpoint: EndpointId): Promise<void> {
+    return this.read(endpoint, () => Promise.resolve());
+  }
+
   // ---- state ---------------------------------------------------------------------------------------
 
   depth(): QueueDepth {
     return {
-      staged: this.#staged.length,
-      placements: this.#pool.length,
+      staged: this.#pool.staged,
+      placements: this.#pool.eligible,
       cancels: this.#queue.sizeBy({ priority: JOB_PRIORITY.cancel }),
       reads: this.#queue.sizeBy({ priority: JOB_PRIORITY.read }),
       inFlight: this.#inFlight,
@@ -309,8 +233,8 @@ export class Executor {
   /** True when there is no work at all: nothing staged, pooled, queued, retrying or in flight. */
   isEmpty(): boolean {
     return (
-      this.#staged.length === 0 &&
-      this.#pool.length === 0 &&
+      this.#pool.staged === 0 &&
+      this.#pool.eligible === 0 &&
       this.#queue.size === 0 &&
       this.#queue.pending === 0 &&
       this.#inFlight === 0 &&
@@ -356,9 +280,7 @@ export class Executor {
     this.#retrying = 0;
     this.#queue.clear();
     this.#placeJobQueued = false;
-    const unsent = [...this.#staged, ...this.#pool];
-    this.#staged = [];
-    this.#pool = [];
+    const unsent = this.#pool.clear();
     this.#cancelKeys.clear();
     if (!this.#fatal) this.#rejectLocally(unsent, 'NOT_SENT', 'never sent: the executor stopped');
     this.#wake?.();
@@ -367,7 +289,7 @@ export class Executor {
 
   // ---- dispatch ------------------------------------------------------------------------------------
 
-  #pooled(p: PlacementRequest): Pooled {
+  #pooled(p: PlacementRequest): PooledPlacement {
     return {
       symbol: p.symbol,
       clientOid: p.entry.clientOid,
@@ -383,14 +305,11 @@ export class Executor {
 
   #flush(): void {
     this.#flushPending = false;
-    if (this.#staged.length === 0) return;
-    this.#pool.push(...this.#staged);
-    this.#staged = [];
-    this.#schedulePlaceJob();
+    if (this.#pool.release()) this.#schedulePlaceJob();
   }
 
   #schedulePlaceJob(): void {
-    if (this.#placeJobQueued || this.#pool.length === 0 || this.#stopped) return;
+    if (this.#placeJobQueued || this.#pool.eligible === 0 || this.#stopped) return;
     this.#placeJobQueued = true;
     this.#enqueue({ kind: 'place' });
   }
@@ -428,7 +347,8 @@ export class Executor {
       const r = tryConsume(this.#budget, this.#clock.now(), prepared.endpoint);
       this.#budget = r.state;
       if (!r.granted) {
-        if (!Number.isFinite(r.waitMs)) throw new RangeError(`${prepared.endpoint} can never fit the weight budget`);
+        if (!Number.isFinite(r.waitMs))
+          throw new RangeError(`${prepared.endpoint} can never fit the weight budget`);
         await this.#park(r.waitMs);
         continue;
       }
@@ -476,25 +396,26 @@ export class Executor {
   // ---- placements ----------------------------------------------------------------------------------
 
   #preparePlacement(): Prepared | undefined {
-    const plan = planPlacements(this.#pool, { maxBatch: this.#opts.maxBatch, supersede: this.#opts.supersede });
-    if (plan.superseded.length > 0) {
-      const gone = new Set(plan.superseded.map((p) => p.clientOid));
-      this.#pool = this.#pool.filter((p) => !gone.has(p.clientOid));
-      this.#superseded += plan.superseded.length;
-      this.#rejectLocally(plan.superseded, 'SUPERSEDED', 'superseded by a newer placement before it was sent');
+    const { call, superseded } = this.#pool.next({
+      maxBatch: this.#opts.maxBatch,
+      supersede: this.#opts.supersede,
+    });
+    if (superseded.length > 0) {
+      this.#superseded += superseded.length;
+      this.#rejectLocally(superseded, 'SUPERSEDED', 'superseded by a newer placement before it was sent');
     }
-    const call = plan.calls[0];
     if (call === undefined) {
       this.#placeJobQueued = false;
       return undefined;
     }
-    return { endpoint: call.kind === 'batch' ? 'batchOrders' : 'placeOrder', launch: () => this.#launchPlacement(call) };
+    return {
+      endpoint: call.kind === 'batch' ? 'batchOrders' : 'placeOrder',
+      launch: () => this.#launchPlacement(call),
+    };
   }
 
-  #launchPlacement(call: PlannedCall<Pooled>): void {
-    const entries = call.kind === 'batch' ? call.entries : [call.entry];
-    const taken = new Set(entries.map((e) => e.clientOid));
-    this.#pool = this.#pool.filter((p) => !taken.has(p.clientOid));
+  #launchPlacement(call: PlannedCall<PooledPlacement>): void {
+    const entries = this.#pool.take(call);
     this.#placeJobQueued = false;
     // Write-ahead: `submitted` is committed for every entry before the request leaves.
     const at = this.#clock.now();
@@ -511,8 +432,13 @@ export class Executor {
     }
     const request =
       call.kind === 'batch'
-        ? () => this.#port.placeBatch(call.symbol, call.entries.map((e) => e.entry))
-        : () => this.#port.placeOrder(call.symbol, call.entry.entry).then((o): readonly PlaceOutcome[] => [o]);
+        ? () =>
+            this.#port.placeBatch(
+              call.symbol,
+              call.entries.map((e) => e.entry),
+            )
+        : () =>
+            this.#port.placeOrder(call.symbol, call.entry.entry).then((o): readonly PlaceOutcome[] => [o]);
     this.#track(request, {
       ok: (outcomes) => {
         const events = placementEvents(
@@ -530,28 +456,36 @@ export class Executor {
     this.#schedulePlaceJob();
   }
 
-  #placementFailed(entries: readonly Pooled[], f: FailureDisposition): void {
+  #placementFailed(entries: readonly PooledPlacement[], f: FailureDisposition): void {
     const at = this.#clock.now();
     switch (f.kind) {
       case 'rateLimited':
         // Refused before anything happened: back to the pool, in front (they were the most urgent).
-        this.#pool.unshift(...entries);
+        this.#pool.putBack(entries);
         this.#schedulePlaceJob();
         return;
       case 'notSent': {
         const retry = entries.filter((e) => ++e.attempts < this.#opts.maxAttempts);
         const give = entries.filter((e) => e.attempts >= this.#opts.maxAttempts);
-        for (const e of give) this.#emit({ kind: 'OrderRejected', clientOid: e.clientOid, at, code: 'TRANSPORT', reason: f.message });
+        for (const e of give)
+          this.#emit({
+            kind: 'OrderRejected',
+            clientOid: e.clientOid,
+            at,
+            code: 'TRANSPORT',
+            reason: f.message,
+          });
         if (retry.length > 0) {
           this.#later(() => {
-            this.#pool.unshift(...retry);
+            this.#pool.putBack(retry);
             this.#schedulePlaceJob();
           });
         }
         return;
       }
       case 'refused':
-        for (const e of entries) this.#emit({ kind: 'OrderRejected', clientOid: e.clientOid, at, code: f.code, reason: f.message });
+        for (const e of entries)
+          this.#emit({ kind: 'OrderRejected', clientOid: e.clientOid, at, code: f.code, reason: f.message });
         return;
       case 'unknown':
         // Never resent: reconciliation settles each entry by client_oid.
@@ -563,7 +497,7 @@ export class Executor {
     }
   }
 
-  #rejectLocally(list: readonly Pooled[], code: string, reason: string): void {
+  #rejectLocally(list: readonly PooledPlacement[], code: string, reason: string): void {
     const at = this.#clock.now();
     for (const p of list) this.#emit({ kind: 'OrderRejected', clientOid: p.clientOid, at, code, reason });
   }
@@ -573,7 +507,10 @@ export class Executor {
   #launchCancel(job: Extract<Job, { kind: 'cancel' }>): void {
     const { req } = job;
     this.#cancelsSent++;
-    const body = { symbol: req.symbol, ...(req.orderId !== undefined ? { orderId: req.orderId } : { clientOid: req.clientOid }) };
+    const body = {
+      symbol: req.symbol,
+      ...(req.orderId !== undefined ? { orderId: req.orderId } : { clientOid: req.clientOid }),
+    };
     this.#track(() => this.#port.cancelOrder(body), {
       ok: (outcome) => {
         this.#cancelKeys.delete(req.clientOid);
@@ -588,7 +525,13 @@ export class Executor {
         if (f.kind === 'refused') {
           // 50005 (order does not exist) lands here: already gone; reconciliation brings the final state.
           this.#cancelKeys.delete(req.clientOid);
-          this.#emit({ kind: 'CancelRejected', clientOid: req.clientOid, at, code: f.code, reason: f.message });
+          this.#emit({
+            kind: 'CancelRejected',
+            clientOid: req.clientOid,
+            at,
+            code: f.code,
+            reason: f.message,
+          });
           return;
         }
         // A cancel may be sent again: the worst case is a second "order does not exist".
@@ -598,7 +541,13 @@ export class Executor {
           return;
         }
         this.#cancelKeys.delete(req.clientOid);
-        this.#emit({ kind: 'CancelRejected', clientOid: req.clientOid, at, code: f.kind === 'unknown' ? 'OUTCOME_UNKNOWN' : 'TRANSPORT', reason: f.message });
+        this.#emit({
+          kind: 'CancelRejected',
+          clientOid: req.clientOid,
+          at,
+          code: f.kind === 'unknown' ? 'OUTCOME_UNKNOWN' : 'TRANSPORT',
+          reason: f.message,
+        });
       },
     });
   }
@@ -641,23 +590,28 @@ export class Executor {
     } catch (e) {
       p = Promise.reject(e instanceof Error ? e : new Error(String(e)));
     }
-    void p.then(
-      (value) => this.#apply(() => handlers.ok(value)),
-      (error: unknown) =>
-        this.#apply(() => {
-          const f = classifyFailure(error);
-          if (f.kind === 'rateLimited') {
-            this.#rateLimited++;
-            this.#budget = onRateLimited(this.#budget, this.#clock.now(), f.retryAfterMs);
-            this.#log.warn({ retryAfterMs: f.retryAfterMs }, 'rate limited (429): budget shrunk, request requeued');
-          }
-          handlers.failed(f, error);
-        }),
-    ).finally(() => {
-      this.#inFlight--;
-      if (this.#wake !== undefined && !this.#parkedOnTime) this.#wake();
-      this.#changed();
-    });
+    void p
+      .then(
+        (value) => this.#apply(() => handlers.ok(value)),
+        (error: unknown) =>
+          this.#apply(() => {
+            const f = classifyFailure(error);
+            if (f.kind === 'rateLimited') {
+              this.#rateLimited++;
+              this.#budget = onRateLimited(this.#budget, this.#clock.now(), f.retryAfterMs);
+              this.#log.warn(
+                { retryAfterMs: f.retryAfterMs },
+                'rate limited (429): budget shrunk, request requeued',
+              );
+            }
+            handlers.failed(f, error);
+          }),
+      )
+      .finally(() => {
+        this.#inFlight--;
+        if (this.#wake !== undefined && !this.#parkedOnTime) this.#wake();
+        this.#changed();
+      });
   }
 
   #apply(fn: () => void): void {

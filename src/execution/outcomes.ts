@@ -23,13 +23,15 @@ export type FailureDisposition =
   | { readonly kind: 'unknown'; readonly message: string };
 
 export function classifyFailure(e: unknown): FailureDisposition {
-  if (e instanceof RateLimitedError) return { kind: 'rateLimited', retryAfterMs: e.retryAfterMs, message: e.message };
+  if (e instanceof RateLimitedError)
+    return { kind: 'rateLimited', retryAfterMs: e.retryAfterMs, message: e.message };
   if (e instanceof TransportError) return { kind: 'notSent', message: e.message };
   if (e instanceof ExchangeError) {
     if (e.retry === 'retryable') return { kind: 'notSent', message: e.message };
     return { kind: 'refused', code: e.venueCode, message: e.venueMessage };
   }
-  if (e instanceof OutcomeUnknownError || e instanceof BadResponseError) return { kind: 'unknown', message: e.message };
+  if (e instanceof OutcomeUnknownError || e instanceof BadResponseError)
+    return { kind: 'unknown', message: e.message };
   // Anything unexpected (a bug in an adapter, a thrown non-Error): the request may have left.
   return { kind: 'unknown', message: e instanceof Error ? e.message : String(e) };
 }
@@ -38,12 +40,17 @@ export function classifyFailure(e: unknown): FailureDisposition {
  * One event per sent entry, from the per-entry outcomes of a placement (batch or single). An entry
  * the reply does not mention is `unknown`: the exchange may have taken it.
  */
-export function placementEvents(sent: readonly ClientOid[], outcomes: readonly PlaceOutcome[], at: number): OrderEvent[] {
+export function placementEvents(
+  sent: readonly ClientOid[],
+  outcomes: readonly PlaceOutcome[],
+  at: number,
+): OrderEvent[] {
   const byOid = new Map<ClientOid, PlaceOutcome>();
   for (const o of outcomes) if (!byOid.has(o.clientOid)) byOid.set(o.clientOid, o);
   return sent.map((clientOid): OrderEvent => {
     const o = byOid.get(clientOid);
-    if (o === undefined) return { kind: 'OrderOutcomeUnknown', clientOid, at, reason: 'the reply has no result for this entry' };
+    if (o === undefined)
+      return { kind: 'OrderOutcomeUnknown', clientOid, at, reason: 'the reply has no result for this entry' };
     if (o.outcome === 'accepted') return { kind: 'OrderAccepted', clientOid, at, orderId: o.orderId };
     return { kind: 'OrderRejected', clientOid, at, code: o.code, reason: o.message };
   });

@@ -62,9 +62,21 @@ export type PollerEvent =
   /** One successful poll; `at` is the scheduler time when the reply arrived. */
   | { readonly kind: 'tickers'; readonly at: number; readonly tickers: readonly Ticker[] }
   /** A failed attempt; `retryInMs` is null when this poll was given up (the next tick tries again). */
-  | { readonly kind: 'error'; readonly at: number; readonly error: unknown; readonly attempt: number; readonly retryInMs: number | null }
+  | {
+      readonly kind: 'error';
+      readonly at: number;
+      readonly error: unknown;
+      readonly attempt: number;
+      readonly retryInMs: number | null;
+    }
   /** The exchange timestamp has not advanced for `unchangedPolls` polls / `sinceMs` ms. */
-  | { readonly kind: 'stale'; readonly at: number; readonly exchangeTime: number; readonly unchangedPolls: number; readonly sinceMs: number }
+  | {
+      readonly kind: 'stale';
+      readonly at: number;
+      readonly exchangeTime: number;
+      readonly unchangedPolls: number;
+      readonly sinceMs: number;
+    }
   /** The exchange timestamp advanced again after a `stale`. */
   | { readonly kind: 'fresh'; readonly at: number; readonly exchangeTime: number };
 
@@ -115,7 +127,13 @@ export function createTickerPoller(opts: TickerPollerOptions): TickerPoller {
         const giveUp = n >= maxAttempts;
         const backoff = backoffDelay(n, opts.retry);
         const delay = error instanceof RateLimitedError ? Math.max(backoff, error.retryAfterMs) : backoff;
-        const ev: PollerEvent = { kind: 'error', at: scheduler.now(), error, attempt: n, retryInMs: giveUp ? null : delay };
+        const ev: PollerEvent = {
+          kind: 'error',
+          at: scheduler.now(),
+          error,
+          attempt: n,
+          retryInMs: giveUp ? null : delay,
+        };
         logger?.warn({ err: error, attempt: n, retryInMs: ev.retryInMs }, 'tickers poll failed');
         if (giveUp) return of(ev);
         return concat(of(ev), timer(delay, scheduler).pipe(concatMap(() => attempt(n + 1))));
@@ -145,8 +163,14 @@ export function createTickerPoller(opts: TickerPollerOptions): TickerPoller {
       const byTime = opts.staleAfterMs !== undefined && sinceMs >= opts.staleAfterMs;
       if (stale || !(byPolls || byTime)) return [ev];
       stale = true;
-      logger?.warn({ exchangeTime: lastExchangeTime, unchangedPolls: unchanged, sinceMs }, 'tickers are stale');
-      return [ev, { kind: 'stale', at: ev.at, exchangeTime: lastExchangeTime, unchangedPolls: unchanged, sinceMs }];
+      logger?.warn(
+        { exchangeTime: lastExchangeTime, unchangedPolls: unchanged, sinceMs },
+        'tickers are stale',
+      );
+      return [
+        ev,
+        { kind: 'stale', at: ev.at, exchangeTime: lastExchangeTime, unchangedPolls: unchanged, sinceMs },
+      ];
     };
     return timer(0, opts.intervalMs, scheduler).pipe(
       exhaustMap(() => attempt(1)),

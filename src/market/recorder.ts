@@ -2,11 +2,23 @@
 // it never overlaps and backs off on errors) and appends one line per poll to a recording, flushed
 // after every poll. It stops when `signal` aborts or after `durationMs`, then closes the file, so an
 // interrupted recording is always valid.
-import { asyncScheduler, concatMap, defaultIfEmpty, from, fromEvent, lastValueFrom, merge, takeUntil, timer, type Observable, type SchedulerLike } from 'rxjs';
+import {
+  asyncScheduler,
+  concatMap,
+  defaultIfEmpty,
+  from,
+  fromEvent,
+  lastValueFrom,
+  merge,
+  takeUntil,
+  timer,
+  type Observable,
+  type SchedulerLike,
+} from 'rxjs';
 import type { Logger } from 'pino';
 import type { Clock } from '../core/clock.ts';
 import type { RecordingMeta, Ticker } from '../core/market.ts';
-import { createTickerPoller } from './poller.ts';
+import { createTickerPoller, type PollerRetryOptions } from './poller.ts';
 import { RECORDING_FORMAT } from './recording/format.ts';
 import { openRecordingWriter } from './recording/writer.ts';
 
@@ -19,6 +31,8 @@ export interface RecorderOptions {
   readonly durationMs?: number;
   /** Keep only these symbols; default: all. */
   readonly symbols?: readonly string[];
+  /** Backoff of failed polls; the poller's defaults otherwise. */
+  readonly retry?: PollerRetryOptions;
   /** Taken before each request (the weight budget hook of the poller). */
   readonly gate?: () => Promise<void>;
   readonly signal?: AbortSignal;
@@ -51,8 +65,11 @@ export async function runRecorder(opts: RecorderOptions): Promise<RecorderResult
     ...(wanted ? { symbols: [...wanted] } : {}),
     ...(opts.meta ?? {}),
   };
-  const writer = await openRecordingWriter(opts.out, { meta, ...(opts.logger ? { logger: opts.logger } : {}) });
-    let polls = 0;
+  const writer = await openRecordingWriter(opts.out, {
+    meta,
+    ...(opts.logger ? { logger: opts.logger } : {}),
+  });
+  let polls = 0;
   let firstT: number | undefined;
   let missingWarned = false;
 
@@ -61,6 +78,7 @@ export async function runRecorder(opts: RecorderOptions): Promise<RecorderResult
     intervalMs: opts.intervalMs,
     scheduler,
     ...(opts.gate ? { gate: opts.gate } : {}),
+    ...(opts.retry ? { retry: opts.retry } : {}),
     ...(opts.logger ? { logger: opts.logger } : {}),
   });
 
@@ -76,7 +94,10 @@ export async function runRecorder(opts: RecorderOptions): Promise<RecorderResult
       if (wanted && wire.length < wanted.size && !missingWarned) {
         missingWarned = true;
         const seen = new Set(wire.map((w) => w.symbol));
-        opts.logger?.warn({ missing: [...wanted].filter((s) => !seen.has(s)) }, 'record: some requested symbols are not in the tickers reply');
+        opts.logger?.warn(
+          { missing: [...wanted].filter((s) => !seen.has(s)) },
+          'record: some requested symbols are not in the tickers reply',
+        );
       }
       // `t` never goes backwards, even if the wall clock steps back.
       const t = Math.max(opts.clock.now(), writer.lastT ?? 0);

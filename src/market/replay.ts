@@ -21,7 +21,8 @@ export class ManualClock implements ReplayClock {
     return this.t;
   }
   advanceTo(epochMs: number): void {
-    if (epochMs < this.t) throw new InvariantViolation(`virtual clock cannot go back from ${this.t} to ${epochMs}`);
+    if (epochMs < this.t)
+      throw new InvariantViolation(`virtual clock cannot go back from ${this.t} to ${epochMs}`);
     this.t = epochMs;
   }
 }
@@ -34,7 +35,9 @@ export function virtualSchedulerClock(scheduler: VirtualTimeScheduler): ReplayCl
   return {
     advanceTo(epochMs: number): void {
       if (epochMs < scheduler.frame) {
-        throw new InvariantViolation(`virtual scheduler cannot go back from ${scheduler.frame} to ${epochMs}`);
+        throw new InvariantViolation(
+          `virtual scheduler cannot go back from ${scheduler.frame} to ${epochMs}`,
+        );
       }
       scheduler.maxFrames = epochMs;
       scheduler.flush();
@@ -47,7 +50,10 @@ export function virtualSchedulerClock(scheduler: VirtualTimeScheduler): ReplayCl
  * The polls of `source`, each after `clock.advanceTo(poll.t)`. One poll is read per `next()`.
  * `return()` (breaking out of a for-await) closes the underlying recording.
  */
-export function replayPolls(source: AsyncIterable<RecordedPoll>, clock: ReplayClock): AsyncIterableIterator<RecordedPoll> {
+export function replayPolls(
+  source: AsyncIterable<RecordedPoll>,
+  clock: ReplayClock,
+): AsyncIterableIterator<RecordedPoll> {
   const it = source[Symbol.asyncIterator]();
   let lastT = Number.NEGATIVE_INFINITY;
   const self: AsyncIterableIterator<RecordedPoll> = {

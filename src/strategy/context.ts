@@ -32,7 +32,8 @@ export function createStrategyContext(deps: ContextDeps): StrategyContext {
 
   const own = (symbol: SymbolId | string): SymbolId => {
     const s = symbolId(symbol);
-    if (!rules.symbols.has(s)) throw new StrategyError(`symbol ${symbol} is not one of the strategy's symbols`, id);
+    if (!rules.symbols.has(s))
+      throw new StrategyError(`symbol ${symbol} is not one of the strategy's symbols`, id);
     return s;
   };
   const specOf = (symbol: SymbolId | string): ContractSpec => {
@@ -71,21 +72,30 @@ export function createStrategyContext(deps: ContextDeps): StrategyContext {
     pnl: () => state.pnl(id),
     tradingState: () => state.tradingState?.() ?? 'ACTIVE',
     spec: specOf,
-    roundPrice: (symbol, price, mode: RoundMode = 'nearest') => roundToStep(decOf(price, 'price'), specOf(symbol).priceTick, mode),
-    roundSize: (symbol, size, mode: RoundMode = 'down') => roundToStep(decOf(size, 'size'), specOf(symbol).sizeStep, mode),
+    roundPrice: (symbol, price, mode: RoundMode = 'nearest') =>
+      roundToStep(decOf(price, 'price'), specOf(symbol).priceTick, mode),
+    roundSize: (symbol, size, mode: RoundMode = 'down') =>
+      roundToStep(decOf(size, 'size'), specOf(symbol).sizeStep, mode),
     place: (p: PlaceParams): PlaceIntent => {
       const intent = validateIntent({ kind: 'place', ...p }, rules);
       return intent as PlaceIntent;
     },
     cancel: (target: CancelTarget): CancelIntent => {
       if (isOrder(target)) {
-        if (target.strategy !== id) throw new StrategyError(`order ${target.clientOid} belongs to ${target.strategy}`, id);
-        return validateIntent({ kind: 'cancel', symbol: target.symbol, clientOid: target.clientOid }, rules) as CancelIntent;
+        if (target.strategy !== id)
+          throw new StrategyError(`order ${target.clientOid} belongs to ${target.strategy}`, id);
+        return validateIntent(
+          { kind: 'cancel', symbol: target.symbol, clientOid: target.clientOid },
+          rules,
+        ) as CancelIntent;
       }
       return validateIntent({ kind: 'cancel', ...target }, rules) as CancelIntent;
     },
     cancelAll: (symbol): CancelAllIntent =>
-      validateIntent({ kind: 'cancelAll', ...(symbol !== undefined ? { symbol } : {}) }, rules) as CancelAllIntent,
+      validateIntent(
+        { kind: 'cancelAll', ...(symbol !== undefined ? { symbol } : {}) },
+        rules,
+      ) as CancelAllIntent,
   };
   return Object.freeze(ctx);
 }

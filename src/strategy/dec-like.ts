@@ -14,7 +14,12 @@ interface BigLike {
 function isBigLike(v: unknown): v is BigLike {
   if (typeof v !== 'object' || v === null) return false;
   const b = v as Partial<BigLike>;
-  return typeof b.toFixed === 'function' && typeof b.s === 'number' && typeof b.e === 'number' && Array.isArray(b.c);
+  return (
+    typeof b.toFixed === 'function' &&
+    typeof b.s === 'number' &&
+    typeof b.e === 'number' &&
+    Array.isArray(b.c)
+  );
 }
 
 /** A Dec of this module instance, from a Dec of any instance or a decimal string; otherwise undefined. */

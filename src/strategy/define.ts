@@ -39,7 +39,8 @@ export interface StrategyDefinition<P = unknown> {
 const NAME = /^[A-Za-z0-9_.-]{1,64}$/;
 
 export function defineStrategy<S extends z.ZodType>(spec: StrategySpec<S>): StrategyDefinition<z.output<S>> {
-  if (!NAME.test(spec.name)) throw new ConfigError(`strategy name must match ${NAME.source}`, `strategy "${spec.name}"`);
+  if (!NAME.test(spec.name))
+    throw new ConfigError(`strategy name must match ${NAME.source}`, `strategy "${spec.name}"`);
   const def: StrategyDefinition<z.output<S>> = {
     [STRATEGY_BRAND]: true,
     apiVersion: STRATEGY_API_VERSION,
@@ -83,13 +84,19 @@ export function parseStrategyParams<P>(def: StrategyDefinition<P>, instanceId: s
 }
 
 /** The strategy's symbols as branded ids, validated (non-empty, unique, non-blank). */
-export function strategySymbols<P>(def: StrategyDefinition<P>, instanceId: string, params: P): readonly SymbolId[] {
+export function strategySymbols<P>(
+  def: StrategyDefinition<P>,
+  instanceId: string,
+  params: P,
+): readonly SymbolId[] {
   const raw = def.symbols(params);
   const where = `strategy "${instanceId}" (${def.name})`;
-  if (!Array.isArray(raw) || raw.length === 0) throw new ConfigError('symbols(params) returned no symbol', where);
+  if (!Array.isArray(raw) || raw.length === 0)
+    throw new ConfigError('symbols(params) returned no symbol', where);
   const out: SymbolId[] = [];
   for (const s of raw) {
-    if (typeof s !== 'string' || s.trim() === '') throw new ConfigError(`bad symbol ${JSON.stringify(s)}`, where);
+    if (typeof s !== 'string' || s.trim() === '')
+      throw new ConfigError(`bad symbol ${JSON.stringify(s)}`, where);
     if (!out.includes(symbolId(s))) out.push(symbolId(s));
   }
   return out;

@@ -3,7 +3,19 @@
 // intent ends THAT stream with one StrategyDisabled event; the merged root never sees an error and
 // the other strategies go on. Everything is synchronous: a ticker pushed in comes out as intents
 // before `next` returns, which is what virtual-time driving relies on.
-import { catchError, defer, EMPTY, filter, from, map, merge, mergeMap, NEVER, of, type Observable } from 'rxjs';
+import {
+  catchError,
+  defer,
+  EMPTY,
+  filter,
+  from,
+  map,
+  merge,
+  mergeMap,
+  NEVER,
+  of,
+  type Observable,
+} from 'rxjs';
 import type { Clock } from '../core/clock.ts';
 import type { StrategyId, SymbolId } from '../core/ids.ts';
 import type { Intent } from '../core/intents.ts';
@@ -53,9 +65,13 @@ export interface StrategyDisabled {
 export type HostOutput = StrategyIntentEmitted | StrategyDisabled;
 
 /** Fires at most once per pulse, every `intervalMs` on a fixed grid from the first pulse seen. */
-export function timerFromPulses(clock$: Observable<number>, intervalMs: number | undefined): Observable<number> {
+export function timerFromPulses(
+  clock$: Observable<number>,
+  intervalMs: number | undefined,
+): Observable<number> {
   if (intervalMs === undefined) return NEVER;
-  if (!Number.isFinite(intervalMs) || intervalMs <= 0) throw new RangeError(`timerIntervalMs must be positive, got ${intervalMs}`);
+  if (!Number.isFinite(intervalMs) || intervalMs <= 0)
+    throw new RangeError(`timerIntervalMs must be positive, got ${intervalMs}`);
   return defer(() => {
     let next: number | undefined;
     return clock$.pipe(
@@ -106,19 +122,34 @@ function describe(e: unknown): string {
 
 /** One strategy's isolated stream: intents, then at most one StrategyDisabled, then completion. */
 export function hostStrategy(s: HostedStrategy, inputs: HostInputs, clock: Clock): Observable<HostOutput> {
-  const rules: IntentRules = { strategy: s.id, symbols: new Set(s.symbols), ...(s.specs ? { specs: s.specs } : {}) };
+  const rules: IntentRules = {
+    strategy: s.id,
+    symbols: new Set(s.symbols),
+    ...(s.specs ? { specs: s.specs } : {}),
+  };
   const raw$ = defer(() => {
     const own = strategyInputs(s, inputs);
     const instance = s.instance;
     return isStreamInstance(instance) ? instance.run(own) : hookStream(instance, own);
   });
   return raw$.pipe(
-    map((value): HostOutput => ({ kind: 'StrategyIntent', strategy: s.id, intent: validateIntent(value, rules), at: clock.now() })),
-    catchError((e: unknown) => of<HostOutput>({ kind: 'StrategyDisabled', strategy: s.id, reason: describe(e), at: clock.now() })),
+    map((value): HostOutput => ({
+      kind: 'StrategyIntent',
+      strategy: s.id,
+      intent: validateIntent(value, rules),
+      at: clock.now(),
+    })),
+    catchError((e: unknown) =>
+      of<HostOutput>({ kind: 'StrategyDisabled', strategy: s.id, reason: describe(e), at: clock.now() }),
+    ),
   );
 }
 
 /** Every strategy, merged; errors never reach this level. */
-export function hostStrategies(strategies: readonly HostedStrategy[], inputs: HostInputs, clock: Clock): Observable<HostOutput> {
+export function hostStrategies(
+  strategies: readonly HostedStrategy[],
+  inputs: HostInputs,
+  clock: Clock,
+): Observable<HostOutput> {
   return merge(...strategies.map((s) => hostStrategy(s, inputs, clock)));
 }

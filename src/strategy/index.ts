@@ -1,6 +1,8 @@
 // The public strategy API (version STRATEGY_API_VERSION). Strategy plugins import from here only
 // (plus core types re-exported below); everything else in capibot may change without notice.
 export { defineStrategy, STRATEGY_API_VERSION } from './define.ts';
+// The zod that capibot validates params with, so a plugin anywhere on disk needs no zod of its own.
+export { z } from 'zod';
 export type { StrategyDefinition, StrategySpec } from './define.ts';
 export type {
   CancelTarget,
@@ -16,7 +18,18 @@ export type {
   StreamStrategyInstance,
 } from './types.ts';
 
-export { dec, decMax, decMin, decSum, decToNumber, decToString, isMultipleOf, ONE, roundToStep, ZERO } from '../core/decimal.ts';
+export {
+  dec,
+  decMax,
+  decMin,
+  decSum,
+  decToNumber,
+  decToString,
+  isMultipleOf,
+  ONE,
+  roundToStep,
+  ZERO,
+} from '../core/decimal.ts';
 export type { Dec, RoundMode } from '../core/decimal.ts';
 export { clientOid, orderId, symbolId } from '../core/ids.ts';
 export type { ClientOid, OrderId, StrategyId, SymbolId, TradeId } from '../core/ids.ts';

@@ -33,13 +33,19 @@ export interface InstantiatedStrategy extends HostedStrategy {
 }
 
 function checkInstance(value: unknown, id: StrategyId): StrategyInstance {
-  if (typeof value !== 'object' || value === null) throw new StrategyError('create() must return an object', id);
+  if (typeof value !== 'object' || value === null)
+    throw new StrategyError('create() must return an object', id);
   const instance = value as StrategyInstance;
   const timer = instance.timerIntervalMs;
   if (timer !== undefined && !(typeof timer === 'number' && Number.isFinite(timer) && timer > 0)) {
     throw new StrategyError(`timerIntervalMs must be a positive number, got ${String(timer)}`, id);
   }
-  if (!isStreamInstance(instance) && 'onTimer' in instance && instance.onTimer !== undefined && timer === undefined) {
+  if (
+    !isStreamInstance(instance) &&
+    'onTimer' in instance &&
+    instance.onTimer !== undefined &&
+    timer === undefined
+  ) {
     throw new StrategyError('onTimer needs timerIntervalMs', id);
   }
   return instance;
@@ -48,13 +54,17 @@ function checkInstance(value: unknown, id: StrategyId): StrategyInstance {
 export function instantiateStrategy(input: InstantiateInput): InstantiatedStrategy {
   const { definition: def } = input;
   if (!STRATEGY_ID_PATTERN.test(input.id)) {
-    throw new ConfigError(`strategy id must match ${STRATEGY_ID_PATTERN.source} (it is part of every client_oid)`, `strategy "${input.id}"`);
+    throw new ConfigError(
+      `strategy id must match ${STRATEGY_ID_PATTERN.source} (it is part of every client_oid)`,
+      `strategy "${input.id}"`,
+    );
   }
   const id = strategyId(input.id);
   const params = parseStrategyParams(def, input.id, input.params);
   const symbols = strategySymbols(def, input.id, params);
   const missing = symbols.filter((s) => !input.specs.has(s));
-  if (missing.length > 0) throw new ConfigError(`unknown symbol(s): ${missing.join(', ')}`, `strategy "${input.id}" (${def.name})`);
+  if (missing.length > 0)
+    throw new ConfigError(`unknown symbol(s): ${missing.join(', ')}`, `strategy "${input.id}" (${def.name})`);
   const specs = new Map(symbols.map((s) => [s, input.specs.get(s) as ContractSpec]));
   const ctx = createStrategyContext({
     id,

@@ -5,7 +5,14 @@ import { z } from 'zod';
 import type { Dec } from '../core/decimal.ts';
 import { isMultipleOf } from '../core/decimal.ts';
 import { StrategyError } from '../core/errors.ts';
-import { CLIENT_OID_PATTERN, clientOid, orderId, symbolId, type StrategyId, type SymbolId } from '../core/ids.ts';
+import {
+  CLIENT_OID_PATTERN,
+  clientOid,
+  orderId,
+  symbolId,
+  type StrategyId,
+  type SymbolId,
+} from '../core/ids.ts';
 import type { Intent } from '../core/intents.ts';
 import type { ContractSpec } from '../core/market.ts';
 import { ORDER_SIDES, ORDER_TYPES } from '../core/orders.ts';
@@ -84,14 +91,21 @@ export function validateIntent(raw: unknown, rules: IntentRules): Intent {
       const symbol = checkSymbol(rules, v.symbol);
       const spec = rules.specs?.get(symbol);
       if (spec) {
-        if (!isMultipleOf(v.size, spec.sizeStep)) fail(rules, `size ${v.size.toFixed()} is not a multiple of ${spec.sizeStep.toFixed()} (${symbol})`);
-        if (v.size.lt(spec.minSize)) fail(rules, `size ${v.size.toFixed()} is below the minimum ${spec.minSize.toFixed()} (${symbol})`);
-        if (v.size.gt(spec.maxSize)) fail(rules, `size ${v.size.toFixed()} is above the maximum ${spec.maxSize.toFixed()} (${symbol})`);
+        if (!isMultipleOf(v.size, spec.sizeStep))
+          fail(rules, `size ${v.size.toFixed()} is not a multiple of ${spec.sizeStep.toFixed()} (${symbol})`);
+        if (v.size.lt(spec.minSize))
+          fail(rules, `size ${v.size.toFixed()} is below the minimum ${spec.minSize.toFixed()} (${symbol})`);
+        if (v.size.gt(spec.maxSize))
+          fail(rules, `size ${v.size.toFixed()} is above the maximum ${spec.maxSize.toFixed()} (${symbol})`);
         if (v.price !== undefined && !isMultipleOf(v.price, spec.priceTick)) {
-          fail(rules, `price ${v.price.toFixed()} is not a multiple of the tick ${spec.priceTick.toFixed()} (${symbol})`);
+          fail(
+            rules,
+            `price ${v.price.toFixed()} is not a multiple of the tick ${spec.priceTick.toFixed()} (${symbol})`,
+          );
         }
       }
-      if (v.price === undefined && (v.orderType === 'postOnly')) fail(rules, 'a market order cannot be postOnly');
+      if (v.price === undefined && v.orderType === 'postOnly')
+        fail(rules, 'a market order cannot be postOnly');
       return Object.freeze({
         kind: 'place',
         symbol,

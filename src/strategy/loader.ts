@@ -25,7 +25,10 @@ export function definitionFromModule(mod: unknown, file: string): StrategyDefini
   // as the default export: look one level deeper.
   if (!isStrategyDefinition(def) && isStrategyDefinition(defaultExport(def))) def = defaultExport(def);
   if (def === undefined) {
-    throw new ConfigError('the module has no default export; write `export default defineStrategy({...})`', file);
+    throw new ConfigError(
+      'the module has no default export; write `export default defineStrategy({...})`',
+      file,
+    );
   }
   if (!isStrategyDefinition(def)) {
     throw new ConfigError('the default export is not a defineStrategy(...) result', file);

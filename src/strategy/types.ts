@@ -58,12 +58,12 @@ export interface PlaceParams {
   readonly symbol: SymbolId | string;
   readonly side: OrderSide;
   readonly size: Dec | string;
-  /** Limit price; omit for a market order. */
-  readonly price?: Dec | string;
+  /** Limit price; omit (or undefined) for a market order. */
+  readonly price?: Dec | string | undefined;
   /** Default `normal`. */
-  readonly orderType?: OrderType;
+  readonly orderType?: OrderType | undefined;
   /** Free text kept with the order (≤ 32 chars). */
-  readonly tag?: string;
+  readonly tag?: string | undefined;
 }
 
 /** What `ctx.cancel` accepts: one of the strategy's orders, or a symbol plus one of its ids. */

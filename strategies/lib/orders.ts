@@ -39,6 +39,21 @@ export function isWorking(o: Order, cancelAsked: ReadonlySet<string> = new Set()
   return !isTerminal(o.status) && o.status !== 'canceling' && !cancelAsked.has(o.clientOid);
 }
 
+/** True for sides that buy (open a long or cover a short). */
+export function isBuy(side: Order['side']): boolean {
+  return side === 'open_long' || side === 'close_short';
+}
+
+/**
+ * The market has reached a resting limit order: it is probably filling or filled already, which
+ * reconciliation will tell shortly. Replacing it now would risk trading twice (or a close beyond the
+ * position), so strategies leave such an order alone for the moment.
+ */
+export function isReached(o: Order, t: Ticker): boolean {
+  if (o.price === undefined) return true;
+  return isBuy(o.side) ? o.price.gte(t.bestAsk) : o.price.lte(t.bestBid);
+}
+
 /**
  * Every fill of a terminal order has reached the position. An order may be reported `filled` by
  * order history before its fills arrive; until they do, ctx.position() does not show it yet.
@@ -58,6 +73,12 @@ export class UnsettledOrders {
   update(o: Order): void {
     if (isSettled(o)) this.#orders.delete(o.clientOid);
     else this.#orders.set(o.clientOid, o);
+  }
+
+  /** A finished order of `symbol` whose fills have not all reached the position yet. */
+  awaitingFills(symbol?: SymbolId): boolean {
+    for (const o of this.#orders.values()) if ((symbol === undefined || o.symbol === symbol) && isTerminal(o.status)) return true;
+    return false;
   }
 
   any(symbol?: SymbolId): boolean {

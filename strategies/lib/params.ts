@@ -1,8 +1,7 @@
 // zod fields shared by the example strategies' params schemas. Money-like params (notionals, basis
 // points, percentages) are decimal TEXT in the config (a YAML number is accepted and read through
 // its shortest text, e.g. 0.1 → "0.1") and arrive in the strategy as an exact Dec, never a float.
-import { z } from 'zod';
-import { dec, type Dec } from '../../src/strategy/index.ts';
+import { dec, z, type Dec } from '../../src/strategy/index.ts';
 
 const DECIMAL_TEXT = /^\d+(?:\.\d+)?$/;
 

@@ -13,8 +13,14 @@ describe('executor: batching', () => {
     expect(calls.map((c) => c.ids.length)).toEqual([20, 20]);
     expect(h.port.requests).toHaveLength(2);
     expect(calls.flatMap((c) => c.ids)).toEqual(Array.from({ length: 40 }, (_, i) => oid(i + 1)));
-    for (let i = 1; i <= 40; i++) expect(eventsOf(h.events, oid(i))).toEqual(['OrderSubmitted', 'OrderAccepted']);
-    expect(h.ex.metrics()).toMatchObject({ batchCalls: 2, batchEntries: 40, singleCalls: 0, requestsByEndpoint: { batchOrders: 2 } });
+    for (let i = 1; i <= 40; i++)
+      expect(eventsOf(h.events, oid(i))).toEqual(['OrderSubmitted', 'OrderAccepted']);
+    expect(h.ex.metrics()).toMatchObject({
+      batchCalls: 2,
+      batchEntries: 40,
+      singleCalls: 0,
+      requestsByEndpoint: { batchOrders: 2 },
+    });
   });
 
   it('sends a lone placement as placeOrder and groups per symbol', async () => {
@@ -74,7 +80,10 @@ describe('executor: write-ahead and outcomes', () => {
     h.ex.endOfTick();
     await runUntilEmpty(h);
     expect(eventsOf(h.events, oid(1))).toEqual(['OrderSubmitted', 'OrderAccepted']);
-    expect(h.events.find((e) => e.clientOid === oid(2) && e.kind === 'OrderRejected')).toMatchObject({ code: '40015', reason: 'System error' });
+    expect(h.events.find((e) => e.clientOid === oid(2) && e.kind === 'OrderRejected')).toMatchObject({
+      code: '40015',
+      reason: 'System error',
+    });
   });
 
   it('makes every entry of a batch with a lost reply unknown, and never resends it', async () => {
@@ -84,7 +93,8 @@ describe('executor: write-ahead and outcomes', () => {
     await runUntilEmpty(h);
     await h.vt.advanceTo(h.vt.now() + 60_000);
     expect(h.port.requests).toHaveLength(1);
-    for (let i = 1; i <= 3; i++) expect(eventsOf(h.events, oid(i))).toEqual(['OrderSubmitted', 'OrderOutcomeUnknown']);
+    for (let i = 1; i <= 3; i++)
+      expect(eventsOf(h.events, oid(i))).toEqual(['OrderSubmitted', 'OrderOutcomeUnknown']);
     expect(h.ex.metrics().outcomeUnknown).toBe(3);
   });
 
@@ -142,12 +152,17 @@ describe('executor: cancels, reads and priority', () => {
     await runUntilEmpty(h);
     expect(h.port.requests.filter((r) => r.endpoint === 'cancelOrder')).toHaveLength(2);
     expect(eventsOf(h.events, oid(1))).toEqual(['OrderSubmitted', 'OrderAccepted', 'OrderCanceled']);
-    expect(h.events.find((e) => e.clientOid === oid(9))).toMatchObject({ kind: 'CancelRejected', code: '50005' });
+    expect(h.events.find((e) => e.clientOid === oid(9))).toMatchObject({
+      kind: 'CancelRejected',
+      code: '50005',
+    });
   });
 
   it('spends the budget on cancels first, then reads, then placements', async () => {
     // A budget so small that only one batch fits per window: everything else waits, then goes by priority.
-    const h = harness({ budget: { uidWeightPerWindow: 12, ipWeightPerWindow: 1000, safetyMargin: 1, minFactor: 1 } });
+    const h = harness({
+      budget: { uidWeightPerWindow: 12, ipWeightPerWindow: 1000, safetyMargin: 1, minFactor: 1 },
+    });
     h.ex.submitPlacement(placement(BTC, 1));
     h.ex.submitPlacement(placement(BTC, 2));
     h.ex.endOfTick();
@@ -159,16 +174,32 @@ describe('executor: cancels, reads and priority', () => {
     h.ex.submitCancel({ symbol: BTC, clientOid: oid(1) });
     await runUntilEmpty(h);
     await read;
-    expect(h.port.requests.map((r) => r.endpoint)).toEqual(['batchOrders', 'cancelOrder', 'fills', 'batchOrders']);
+    expect(h.port.requests.map((r) => r.endpoint)).toEqual([
+      'batchOrders',
+      'cancelOrder',
+      'fills',
+      'batchOrders',
+    ]);
   });
 
   it('retries a read after a 429 and resolves it', async () => {
     let n = 0;
-    const h = harness({ port: { fate: (r) => (r.endpoint === 'history' && n++ === 0 ? 'rateLimited' : 'accept') } });
+    const h = harness({
+      port: { fate: (r) => (r.endpoint === 'history' && n++ === 0 ? 'rateLimited' : 'accept') },
+    });
     const result = h.ex.read('history', () => h.port.history({}));
     await runUntilEmpty(h);
     await expect(result).resolves.toEqual([]);
     expect(h.port.requests.map((r) => r.fate)).toEqual(['rateLimited', 'accept']);
+  });
+
+  it('takes budget for a request sent elsewhere (the ticker poller gate)', async () => {
+    const h = harness();
+    for (let i = 0; i < 25; i++) void h.ex.acquire('tickers');
+    await runUntilEmpty(h);
+    // 22 polls of weight 40 fit the 900 IP budget; the rest waited for the window to roll.
+    expect(h.ex.metrics().weightUsed.ip).toBe(25 * 40);
+    expect(h.vt.now() - 1_000_000).toBeGreaterThanOrEqual(10_000);
   });
 
   it('refuses to run a placement endpoint as a read', () => {
@@ -236,13 +267,18 @@ describe('executor: withdraw, supersede, drain', () => {
     h.ex.submitPlacement(placement(BTC, 3));
     h.ex.endOfTick();
     await runUntilEmpty(h);
-    expect(h.events.find((e) => e.clientOid === oid(1))).toMatchObject({ kind: 'OrderRejected', code: 'SUPERSEDED' });
+    expect(h.events.find((e) => e.clientOid === oid(1))).toMatchObject({
+      kind: 'OrderRejected',
+      code: 'SUPERSEDED',
+    });
     expect(h.port.requests.flatMap((r) => r.ids)).toEqual([oid(2), oid(3)]);
     expect(h.ex.metrics().superseded).toBe(1);
   });
 
   it('drains until the deadline, then rejects what never left as NOT_SENT', async () => {
-    const h = harness({ budget: { uidWeightPerWindow: 12, ipWeightPerWindow: 1000, safetyMargin: 1, minFactor: 1 } });
+    const h = harness({
+      budget: { uidWeightPerWindow: 12, ipWeightPerWindow: 1000, safetyMargin: 1, minFactor: 1 },
+    });
     h.ex.submitPlacement(placement(BTC, 1));
     h.ex.submitPlacement(placement(BTC, 2));
     h.ex.endOfTick();
@@ -252,7 +288,10 @@ describe('executor: withdraw, supersede, drain', () => {
     await h.vt.runAll();
     const left = await drained;
     expect(left.placements).toBe(1);
-    expect(h.events.find((e) => e.clientOid === oid(3))).toMatchObject({ kind: 'OrderRejected', code: 'NOT_SENT' });
+    expect(h.events.find((e) => e.clientOid === oid(3))).toMatchObject({
+      kind: 'OrderRejected',
+      code: 'NOT_SENT',
+    });
     expect(h.port.requests).toHaveLength(1);
   });
 });

@@ -71,11 +71,21 @@ export async function runUntilEmpty(h: Pick<Harness, 'vt' | 'ex'>, maxSteps = 10
 
 const S = strategyId('s1');
 
-export function placement(symbol: SymbolId, n: number, extra: Partial<PlacementRequest> = {}): PlacementRequest {
+export function placement(
+  symbol: SymbolId,
+  n: number,
+  extra: Partial<PlacementRequest> = {},
+): PlacementRequest {
   return {
     strategy: S,
     symbol,
-    entry: { clientOid: oid(n), side: 'open_long', orderType: 'normal', size: dec('0.001'), price: dec('100') },
+    entry: {
+      clientOid: oid(n),
+      side: 'open_long',
+      orderType: 'normal',
+      size: dec('0.001'),
+      price: dec('100'),
+    },
     ...extra,
   };
 }

@@ -3,11 +3,23 @@
 // fast-check scheduler decides the order in which replies come back.
 import type { Clock } from '../../src/core/clock.ts';
 import { ENDPOINTS, type EndpointId } from '../../src/core/endpoints.ts';
-import { ExchangeError, OutcomeUnknownError, RateLimitedError, TransportError } from '../../src/core/errors.ts';
+import {
+  ExchangeError,
+  OutcomeUnknownError,
+  RateLimitedError,
+  TransportError,
+} from '../../src/core/errors.ts';
 import { orderId, type ClientOid, type OrderId, type SymbolId } from '../../src/core/ids.ts';
 import type { ContractSpec, Ticker } from '../../src/core/market.ts';
 import type { CancelOutcome, FillPage, OrderReport, PlaceOutcome, PlanPage } from '../../src/core/reports.ts';
-import type { CancelRequest, ExchangePort, FillsQuery, HistoryQuery, PlaceEntry, PlanHistoryQuery } from '../../src/exchange/port.ts';
+import type {
+  CancelRequest,
+  ExchangePort,
+  FillsQuery,
+  HistoryQuery,
+  PlaceEntry,
+  PlanHistoryQuery,
+} from '../../src/exchange/port.ts';
 
 /**
  * accept: processed, each entry accepted or rejected by `entryPolicy`;
@@ -72,14 +84,21 @@ export class FakeExchange implements ExchangePort {
     });
   }
   placeBatch(symbol: SymbolId, entries: readonly PlaceEntry[]): Promise<readonly PlaceOutcome[]> {
-    if (entries.length < 1 || entries.length > 20) return Promise.reject(new Error(`batch of ${entries.length} entries`));
-    return this.#handle('batchOrders', symbol, entries.map((e) => e.clientOid), () => this.#place(symbol, entries));
+    if (entries.length < 1 || entries.length > 20)
+      return Promise.reject(new Error(`batch of ${entries.length} entries`));
+    return this.#handle(
+      'batchOrders',
+      symbol,
+      entries.map((e) => e.clientOid),
+      () => this.#place(symbol, entries),
+    );
   }
   cancelOrder(req: CancelRequest): Promise<CancelOutcome> {
     const id = req.orderId ?? req.clientOid ?? '';
     return this.#handle('cancelOrder', req.symbol, [id], () => {
       const o = this.created.find((c) => c.orderId === req.orderId || c.clientOid === req.clientOid);
-      if (o === undefined || o.status !== 'open') throw new ExchangeError('50005', 'Order does not exist', 400, 'not_found', 'cancelOrder');
+      if (o === undefined || o.status !== 'open')
+        throw new ExchangeError('50005', 'Order does not exist', 400, 'not_found', 'cancelOrder');
       o.status = 'canceled';
       return { orderId: o.orderId, clientOid: o.clientOid, result: true };
     });
@@ -141,8 +160,19 @@ export class FakeExchange implements ExchangePort {
     });
   }
 
-  #handle<T>(endpoint: EndpointId, symbol: SymbolId | undefined, ids: readonly string[], process: () => T): Promise<T> {
-    const base = { seq: this.requests.length, at: this.#opts.clock.now(), endpoint, ...(symbol !== undefined ? { symbol } : {}), ids };
+  #handle<T>(
+    endpoint: EndpointId,
+    symbol: SymbolId | undefined,
+    ids: readonly string[],
+    process: () => T,
+  ): Promise<T> {
+    const base = {
+      seq: this.requests.length,
+      at: this.#opts.clock.now(),
+      endpoint,
+      ...(symbol !== undefined ? { symbol } : {}),
+      ids,
+    };
     const fate = this.#opts.fate?.(base) ?? 'accept';
     this.requests.push({ ...base, fate });
     const reply = (): Promise<T> => {
@@ -150,7 +180,9 @@ export class FakeExchange implements ExchangePort {
         case 'accept':
           return new Promise<T>((resolve) => resolve(process()));
         case 'refuse':
-          return Promise.reject(new ExchangeError('40017', 'Parameter validation failed', 400, 'parameter', endpoint));
+          return Promise.reject(
+            new ExchangeError('40017', 'Parameter validation failed', 400, 'parameter', endpoint),
+          );
         case 'lost':
           process();
           return Promise.reject(new OutcomeUnknownError('reply lost', endpoint));

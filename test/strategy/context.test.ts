@@ -6,7 +6,12 @@ import { ConfigError, StrategyError } from '../../src/core/errors.ts';
 import { clientOid, strategyId } from '../../src/core/ids.ts';
 import type { Order } from '../../src/core/orders.ts';
 import { createStrategyContext } from '../../src/strategy/context.ts';
-import { defineStrategy, isStrategyDefinition, parseStrategyParams, STRATEGY_API_VERSION } from '../../src/strategy/define.ts';
+import {
+  defineStrategy,
+  isStrategyDefinition,
+  parseStrategyParams,
+  STRATEGY_API_VERSION,
+} from '../../src/strategy/define.ts';
 import { validateIntent } from '../../src/strategy/intent-schema.ts';
 import type { StrategyStateSource } from '../../src/strategy/types.ts';
 import { BTC, ETH, makeTicker, SPECS } from '../helpers/market.ts';
@@ -67,22 +72,46 @@ describe('strategy context', () => {
 
   it('builds validated intents', () => {
     const p = ctx.place({ symbol: BTC, side: 'open_short', size: '0.002', price: '101.5', tag: 'grid-1' });
-    expect(p).toEqual({ kind: 'place', symbol: BTC, side: 'open_short', size: dec('0.002'), price: dec('101.5'), orderType: 'normal', tag: 'grid-1' });
+    expect(p).toEqual({
+      kind: 'place',
+      symbol: BTC,
+      side: 'open_short',
+      size: dec('0.002'),
+      price: dec('101.5'),
+      orderType: 'normal',
+      tag: 'grid-1',
+    });
     expect(Object.isFrozen(p)).toBe(true);
-    expect(ctx.place({ symbol: BTC, side: 'close_long', size: '0.001', orderType: 'ioc' }).price).toBeUndefined();
+    expect(
+      ctx.place({ symbol: BTC, side: 'close_long', size: '0.001', orderType: 'ioc' }).price,
+    ).toBeUndefined();
     expect(ctx.cancel(order())).toEqual({ kind: 'cancel', symbol: BTC, clientOid: 'cb-s1-1' });
-    expect(ctx.cancel({ symbol: BTC, orderId: '123456789012345678' })).toEqual({ kind: 'cancel', symbol: BTC, orderId: '123456789012345678' });
+    expect(ctx.cancel({ symbol: BTC, orderId: '123456789012345678' })).toEqual({
+      kind: 'cancel',
+      symbol: BTC,
+      orderId: '123456789012345678',
+    });
     expect(ctx.cancelAll()).toEqual({ kind: 'cancelAll' });
     expect(ctx.cancelAll(BTC)).toEqual({ kind: 'cancelAll', symbol: BTC });
   });
 
   it('refuses invalid intents with a StrategyError naming the problem', () => {
-    expect(() => ctx.place({ symbol: ETH, side: 'open_long', size: '1' })).toThrow(/not one of the strategy's symbols/);
+    expect(() => ctx.place({ symbol: ETH, side: 'open_long', size: '1' })).toThrow(
+      /not one of the strategy's symbols/,
+    );
     expect(() => ctx.place({ symbol: BTC, side: 'open_long', size: '-1' })).toThrow(/size: must be positive/);
-    expect(() => ctx.place({ symbol: BTC, side: 'open_long', size: '0.0015' })).toThrow(/not a multiple of 0.001/);
-    expect(() => ctx.place({ symbol: BTC, side: 'open_long', size: '0.001', price: '100.05' })).toThrow(/tick 0.1/);
-    expect(() => ctx.place({ symbol: BTC, side: 'open_long', size: '0.001', orderType: 'postOnly' })).toThrow(/market order cannot be postOnly/);
-    expect(() => ctx.place({ symbol: BTC, side: 'open_long', size: '0.001', tag: 'x'.repeat(33) })).toThrow(StrategyError);
+    expect(() => ctx.place({ symbol: BTC, side: 'open_long', size: '0.0015' })).toThrow(
+      /not a multiple of 0.001/,
+    );
+    expect(() => ctx.place({ symbol: BTC, side: 'open_long', size: '0.001', price: '100.05' })).toThrow(
+      /tick 0.1/,
+    );
+    expect(() => ctx.place({ symbol: BTC, side: 'open_long', size: '0.001', orderType: 'postOnly' })).toThrow(
+      /market order cannot be postOnly/,
+    );
+    expect(() => ctx.place({ symbol: BTC, side: 'open_long', size: '0.001', tag: 'x'.repeat(33) })).toThrow(
+      StrategyError,
+    );
     expect(() => ctx.cancel(order({ strategy: strategyId('other') }))).toThrow(/belongs to other/);
   });
 });
@@ -92,8 +121,12 @@ describe('intent validation of raw strategy output', () => {
   it('refuses values that are not intents', () => {
     expect(() => validateIntent(null, rules)).toThrow(StrategyError);
     expect(() => validateIntent({ kind: 'teleport' }, rules)).toThrow(/invalid intent/);
-    expect(() => validateIntent({ kind: 'place', symbol: BTC, side: 'sideways', size: dec(1) }, rules)).toThrow(/side/);
-    expect(() => validateIntent({ kind: 'place', symbol: BTC, side: 'open_long', size: 0.5 }, rules)).toThrow(/Dec or a decimal string/);
+    expect(() =>
+      validateIntent({ kind: 'place', symbol: BTC, side: 'sideways', size: dec(1) }, rules),
+    ).toThrow(/side/);
+    expect(() => validateIntent({ kind: 'place', symbol: BTC, side: 'open_long', size: 0.5 }, rules)).toThrow(
+      /Dec or a decimal string/,
+    );
     expect(() => validateIntent({ kind: 'cancel', symbol: BTC }, rules)).toThrow(/clientOid or an orderId/);
   });
   it('accepts decimal strings and normalises them to Dec', () => {
@@ -106,7 +139,10 @@ describe('defineStrategy', () => {
   const def = defineStrategy({
     name: 'demo',
     version: '1.2.3',
-    params: z.object({ spread: z.string().regex(/^\d+(\.\d+)?$/), levels: z.number().int().positive().default(3) }),
+    params: z.object({
+      spread: z.string().regex(/^\d+(\.\d+)?$/),
+      levels: z.number().int().positive().default(3),
+    }),
     symbols: () => [BTC],
     create: () => ({}),
   });
@@ -124,9 +160,40 @@ describe('defineStrategy', () => {
       err = e;
     }
     expect(err).toBeInstanceOf(ConfigError);
-    expect((err as ConfigError).message).toMatch(/^strategy "d1" \(demo\): params\.spread: .*; params\.levels: /);
+    expect((err as ConfigError).message).toMatch(
+      /^strategy "d1" \(demo\): params\.spread: .*; params\.levels: /,
+    );
   });
   it('refuses a bad strategy name', () => {
-    expect(() => defineStrategy({ name: 'has space', version: '1', params: z.object({}), symbols: () => [BTC], create: () => ({}) })).toThrow(ConfigError);
+    expect(() =>
+      defineStrategy({
+        name: 'has space',
+        version: '1',
+        params: z.object({}),
+        symbols: () => [BTC],
+        create: () => ({}),
+      }),
+    ).toThrow(ConfigError);
+  });
+});
+
+describe('place builder with optional fields left undefined', () => {
+  it('treats undefined price/tag/orderType as absent', () => {
+    const p = ctx.place({
+      symbol: BTC,
+      side: 'open_long',
+      size: '0.001',
+      price: undefined,
+      tag: undefined,
+      orderType: undefined,
+    });
+    expect(p).toEqual({
+      kind: 'place',
+      symbol: BTC,
+      side: 'open_long',
+      size: dec('0.001'),
+      orderType: 'normal',
+    });
+    expect('price' in p).toBe(false);
   });
 });

@@ -6,15 +6,28 @@ import { strategyId } from '../../src/core/ids.ts';
 import type { Intent } from '../../src/core/intents.ts';
 import type { Ticker } from '../../src/core/market.ts';
 import type { Order } from '../../src/core/orders.ts';
-import { hostStrategies, timerFromPulses, type HostedStrategy, type HostInputs, type HostOutput } from '../../src/strategy/host.ts';
+import {
+  hostStrategies,
+  timerFromPulses,
+  type HostedStrategy,
+  type HostInputs,
+  type HostOutput,
+} from '../../src/strategy/host.ts';
 import type { StrategyFill } from '../../src/strategy/types.ts';
-import { BTC, ETH, makeTicker, SPECS } from '../helpers/market.ts';
+import { BTC, ETH, makeTicker } from '../helpers/market.ts';
 
 const A = strategyId('a');
 const B = strategyId('b');
 
 function placeAt(last: string): Intent {
-  return { kind: 'place', symbol: BTC, side: 'open_long', size: dec('0.001'), price: dec(last), orderType: 'normal' };
+  return {
+    kind: 'place',
+    symbol: BTC,
+    side: 'open_long',
+    size: dec('0.001'),
+    price: dec(last),
+    orderType: 'normal',
+  };
 }
 
 function newScheduler(): TestScheduler {
@@ -22,14 +35,21 @@ function newScheduler(): TestScheduler {
 }
 
 function inputs(tickers$: Observable<Ticker>, clock$: Observable<number> = NEVER): HostInputs {
-  return { tickers$, orders$: NEVER as Observable<Order>, fills$: NEVER as Observable<StrategyFill>, clock$ };
+  const orders$: Observable<Order> = NEVER;
+  const fills$: Observable<StrategyFill> = NEVER;
+  return { tickers$, orders$, fills$, clock$ };
 }
 
 describe('strategy host isolation', () => {
   it('disables a strategy that throws and keeps the other one emitting', () => {
     const ts = newScheduler();
     ts.run(({ hot, expectObservable }) => {
-      const tickers = { a: makeTicker(BTC, '1'), b: makeTicker(BTC, '2'), c: makeTicker(BTC, '3'), d: makeTicker(BTC, '4') };
+      const tickers = {
+        a: makeTicker(BTC, '1'),
+        b: makeTicker(BTC, '2'),
+        c: makeTicker(BTC, '3'),
+        d: makeTicker(BTC, '4'),
+      };
       const tickers$ = hot('-a----b----c----d-', tickers);
       const thrower: HostedStrategy = {
         id: A,
@@ -41,10 +61,19 @@ describe('strategy host isolation', () => {
           },
         },
       };
-      const steady: HostedStrategy = { id: B, symbols: [BTC], instance: { onTicker: (t) => placeAt(t.last.toFixed()) } };
+      const steady: HostedStrategy = {
+        id: B,
+        symbols: [BTC],
+        instance: { onTicker: (t) => placeAt(t.last.toFixed()) },
+      };
       const clock = { now: () => ts.now() };
       const out$ = hostStrategies([thrower, steady], inputs(tickers$), clock);
-      const intent = (s: typeof A, last: string, at: number): HostOutput => ({ kind: 'StrategyIntent', strategy: s, intent: placeAt(last), at });
+      const intent = (s: typeof A, last: string, at: number): HostOutput => ({
+        kind: 'StrategyIntent',
+        strategy: s,
+        intent: placeAt(last),
+        at,
+      });
       expectObservable(out$).toBe('-(xy)-(zw)-(uv)-p-', {
         x: intent(A, '1', 1),
         y: intent(B, '1', 1),
@@ -73,14 +102,15 @@ describe('strategy host isolation', () => {
         instance: { onTicker: (t) => (t.last.eq(2) ? { ...placeAt('2'), size: dec(0) } : placeAt('1')) },
       };
       const out$ = hostStrategies([foreign, zero], inputs(tickers$), { now: () => ts.now() });
-      expectObservable(out$.pipe(map((o) => (o.kind === 'StrategyDisabled' ? `${o.strategy}:${o.reason}` : `${o.strategy}:ok`)))).toBe(
-        '-(xy)-(z|)',
-        {
-          x: "a:strategy a: invalid intent: symbol cmt_ethusdt is not one of the strategy's symbols",
-          y: 'b:ok',
-          z: 'b:strategy b: invalid intent: size: must be positive, got 0',
-        },
-      );
+      expectObservable(
+        out$.pipe(
+          map((o) => (o.kind === 'StrategyDisabled' ? `${o.strategy}:${o.reason}` : `${o.strategy}:ok`)),
+        ),
+      ).toBe('-(xy)-(z|)', {
+        x: "a:strategy a: invalid intent: symbol cmt_ethusdt is not one of the strategy's symbols",
+        y: 'b:ok',
+        z: 'b:strategy b: invalid intent: size: must be positive, got 0',
+      });
     });
   });
 
@@ -99,10 +129,13 @@ describe('strategy host isolation', () => {
         instance: { run: (i) => i.tickers$.pipe(map((t) => placeAt(t.last.toFixed()))) },
       };
       const out$ = hostStrategies([failing, streaming], inputs(tickers$), { now: () => ts.now() });
-      expectObservable(out$.pipe(map((o) => (o.kind === 'StrategyDisabled' ? `${o.strategy}:off` : `${o.strategy}:${o.intent.kind}`)))).toBe(
-        '-yxy-',
-        { x: 'a:off', y: 'b:place' },
-      );
+      expectObservable(
+        out$.pipe(
+          map((o) =>
+            o.kind === 'StrategyDisabled' ? `${o.strategy}:off` : `${o.strategy}:${o.intent.kind}`,
+          ),
+        ),
+      ).toBe('-yxy-', { x: 'a:off', y: 'b:place' });
     });
   });
 

@@ -58,13 +58,27 @@ describe('strategy loader', () => {
     const out = (s.instance as HookStrategyInstance).onTicker?.(makeTicker(BTC, '100.05'));
     // The plugin's Dec comes from its own big.js copy; the host re-parses it, so compare as text.
     expect(JSON.stringify(out)).toBe(
-      JSON.stringify({ kind: 'place', symbol: BTC, side: 'open_long', size: '0.002', orderType: 'normal', price: '99.9' }),
+      JSON.stringify({
+        kind: 'place',
+        symbol: BTC,
+        side: 'open_long',
+        size: '0.002',
+        orderType: 'normal',
+        price: '99.9',
+      }),
     );
   });
 
   it('names the strategy and the param path when params are invalid', async () => {
     const loaded = await loadStrategy('test/strategy/fixtures/echo-strategy.ts');
-    const input = { id: 'echo1', definition: loaded.definition, specs: SPECS, clock: { now: () => 0 }, log: silent, state: emptyState };
+    const input = {
+      id: 'echo1',
+      definition: loaded.definition,
+      specs: SPECS,
+      clock: { now: () => 0 },
+      log: silent,
+      state: emptyState,
+    };
     expect(() => instantiateStrategy({ ...input, params: { levels: 0 } })).toThrow(
       /strategy "echo1" \(echo\): params\.levels: Too small/,
     );
@@ -90,12 +104,16 @@ describe('strategy loader', () => {
         `const d = defineStrategy({ name: 'old', version: '0', params: z.object({}), symbols: () => ['cmt_btcusdt'], create: () => ({}) });\n` +
         `export default { ...d, apiVersion: 0 };\n`,
     );
-    expect((await configError(loadStrategy(file))).message).toMatch(/API version 0; this capibot supports version 1/);
+    expect((await configError(loadStrategy(file))).message).toMatch(
+      /API version 0; this capibot supports version 1/,
+    );
   });
 
   it('reports a module that fails to import', async () => {
     const file = tmpModule('broken.ts', 'throw new Error("broken at import");\n');
-    expect((await configError(loadStrategy(file))).message).toMatch(/cannot load the strategy module: broken at import/);
+    expect((await configError(loadStrategy(file))).message).toMatch(
+      /cannot load the strategy module: broken at import/,
+    );
   });
 
   it('reports a missing file', async () => {

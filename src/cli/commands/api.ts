@@ -72,7 +72,12 @@ function makeClient(opts: CommonOptions, signed: boolean): WeexClient {
   const credentials = signed ? requireCredentialsFromEnv(process.env) : undefined;
   return new WeexClient({
     baseUrl: opts.baseUrl,
-    timeouts: { connectMs: opts.timeoutMs, headersMs: opts.timeoutMs, bodyMs: opts.timeoutMs },
+    timeouts: {
+      connectMs: opts.timeoutMs,
+      headersMs: opts.timeoutMs,
+      bodyMs: opts.timeoutMs,
+      totalMs: opts.timeoutMs,
+    },
     // One request per call: no retry, so what is printed is the answer to exactly that request.
     retry: { maxAttempts: 1 },
     // Sign with the local clock; the server time is fetched only if the exchange answers 40008.

@@ -1,12 +1,92 @@
+// `capibot backtest --config FILE [--data REC] [--out DIR] [--json]`: replays a recording through the
+// engine in virtual time (src/backtest/run-backtest.ts), writes report.json, report.html and
+// fills.csv, and prints the summary table (or the report with --json). A progress bar on stderr
+// when it is a terminal; the elapsed wall time goes to stderr, never into the report.
+import { readFile } from 'node:fs/promises';
+import { Option } from 'commander';
+import type { LevelWithSilent } from 'pino';
+import { prepareBacktest } from '../../backtest/prepare.ts';
+import { createProgress } from '../../backtest/progress.ts';
+import { countPolls } from '../../backtest/count-polls.ts';
+import { createRunFolder, pointLatest, REPORTS_ROOT } from '../../backtest/output-dir.ts';
+import { renderSummaryText, writeReport } from '../../backtest/report/index.ts';
+import { runBacktest } from '../../backtest/run-backtest.ts';
+import { createRootLogger } from '../../obs/logger.ts';
 import type { RegisterCommand } from '../command.ts';
 
-// Placeholder until the owning issue lands: registered so that `capibot --help` lists it.
-export const registerBacktest: RegisterCommand = (program) => {
+interface BacktestFlags {
+  readonly config: string;
+  readonly data?: string;
+  readonly out?: string;
+  readonly json?: boolean;
+  readonly logLevel: LevelWithSilent;
+}
+
+function seconds(ms: number): string {
+  return (ms / 1000).toFixed(ms < 10_000 ? 2 : 1);
+}
+
+export const registerBacktest: RegisterCommand = (program, ctx) => {
   program
     .command('backtest')
-    .description('(not built yet)')
-    .allowUnknownOption()
-    .action(() => {
-      throw new Error('capibot backtest is not built yet');
+    .description(
+      'Replay a recording through the same engine as `run` (strategies, risk gate, executor with its weight budget, ' +
+        'reconciliation polling) against the in-process paper exchange, in virtual time: nothing sleeps, and the same ' +
+        'inputs give a byte-identical report.json. Writes report.json, report.html and fills.csv; prints the summary.',
+    )
+    .requiredOption('-c, --config <file>', 'config file (YAML): strategies, risk, paper exchange, polling, budget')
+    .option('--data <file>', 'recording to replay (.ndjson or .ndjson.gz) (default: backtest.data, else paper.data)')
+    .option('--out <dir>', 'output folder (default: reports/<UTC timestamp>/, and reports/latest then points at it)')
+    .option('--json', 'print the report (the content of report.json) instead of the summary table')
+    .addOption(
+      new Option('--log-level <level>', 'log level of the engine and strategies on stderr')
+        .choices(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+        .default('warn'),
+    )
+    .addHelpText(
+      'after',
+      `
+Example:
+  capibot backtest --config config/example.yaml
+  capibot backtest --config config/example.yaml --data data/ftx-btc-perp-202201-1m.ndjson.gz --out /tmp/bt --json`,
+    )
+    .action(async (flags: BacktestFlags) => {
+      const started = Date.now();
+      const prepared = await prepareBacktest({
+        configPath: flags.config,
+        ...(flags.data !== undefined ? { data: flags.data } : {}),
+        env: process.env,
+      });
+      const root = createRootLogger({ level: flags.logLevel, base: { app: 'capibot-backtest' } });
+      const showProgress = process.stderr.isTTY === true;
+      const total = showProgress ? await countPolls(prepared.data) : undefined;
+      const progress = createProgress({
+        now: () => Date.now(),
+        label: 'backtest',
+        ...(total !== undefined ? { total } : {}),
+      });
+      let record;
+      try {
+        record = await runBacktest({
+          ...prepared,
+          log: root.logger,
+          onProgress: (n) => progress.update(n),
+        });
+      } finally {
+        progress.stop();
+        root.flush();
+      }
+      const dir = flags.out ?? (await createRunFolder(REPORTS_ROOT, new Date()));
+      const written = await writeReport(dir, record);
+      if (flags.out === undefined) await pointLatest(dir);
+
+      if (flags.json === true) ctx.out.data((await readFile(written.files.json, 'utf8')).trimEnd());
+      else ctx.out.data(renderSummaryText(written.summary).trimEnd());
+      const elapsed = Date.now() - started;
+      const rate = elapsed > 0 ? Math.round((record.run.tickers * 1000) / elapsed) : record.run.tickers;
+      ctx.out.info(
+        `backtest: ${record.run.tickers} polls of ${prepared.data} in ${seconds(elapsed)} s (${rate} polls/s); ` +
+          `report: ${written.files.html}`,
+      );
     });
 };

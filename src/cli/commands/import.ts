@@ -4,7 +4,11 @@ import { Option, type Command } from 'commander';
 import type { RecordedPoll, RecordingMeta } from '../../core/market.ts';
 import { BadInputError } from '../../core/errors.ts';
 import { barsCsvMeta, importBarsCsv, type BarsCsvImportOptions } from '../../market/importers/bars-csv.ts';
-import { binanceWsMeta, importBinanceWs, type BinanceWsImportOptions } from '../../market/importers/binance-ws.ts';
+import {
+  binanceWsMeta,
+  importBinanceWs,
+  type BinanceWsImportOptions,
+} from '../../market/importers/binance-ws.ts';
 import { openRecordingWriter } from '../../market/recording/writer.ts';
 import type { RegisterCommand } from '../command.ts';
 
@@ -20,12 +24,14 @@ interface ImportFlags {
 
 function parsePositiveInt(text: string, flag: string): number {
   const n = /^\d+$/.test(text.trim()) ? Number(text.trim()) : Number.NaN;
-  if (!Number.isSafeInteger(n) || n <= 0) throw new BadInputError(`${flag} must be a positive integer, got ${JSON.stringify(text)}`);
+  if (!Number.isSafeInteger(n) || n <= 0)
+    throw new BadInputError(`${flag} must be a positive integer, got ${JSON.stringify(text)}`);
   return n;
 }
 
 function checkSymbol(text: string): string {
-  if (!/^[A-Za-z0-9_-]{1,64}$/.test(text)) throw new BadInputError(`--symbol must be a symbol like cmt_btcusdt, got ${JSON.stringify(text)}`);
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(text))
+    throw new BadInputError(`--symbol must be a symbol like cmt_btcusdt, got ${JSON.stringify(text)}`);
   return text;
 }
 
@@ -40,13 +46,21 @@ export const registerImport: RegisterCommand = (program: Command, ctx) => {
         'bars-csv: OHLCV bars (timestamp,open,high,low,close,volume; UTC) → one snapshot per bar with rolling 24 h ' +
         'statistics once a full day exists; bid/ask = close ∓ tick/2, flagged synthetic.',
     )
-    .addOption(new Option('--from <FORMAT>', 'input format').choices(['binance-ws', 'bars-csv']).makeOptionMandatory())
+    .addOption(
+      new Option('--from <FORMAT>', 'input format').choices(['binance-ws', 'bars-csv']).makeOptionMandatory(),
+    )
     .requiredOption('--symbol <SYM>', 'symbol written into the recording, e.g. cmt_btcusdt')
     .option('--grid-ms <N>', 'binance-ws: one snapshot per N ms of exchange time (default: every update)')
-    .option('--source-symbol <S>', 'binance-ws: Binance symbol to take, e.g. BTCUSDT (default: the file’s only one)')
+    .option(
+      '--source-symbol <S>',
+      'binance-ws: Binance symbol to take, e.g. BTCUSDT (default: the file’s only one)',
+    )
     .option('--tick <DEC>', 'bars-csv: price tick for the synthetic bid/ask (1 = FTX BTC-PERP)', '1')
     .addOption(
-      new Option('--bar-label <WHICH>', 'bars-csv: what a bar timestamp marks; snapshots are at the bar close')
+      new Option(
+        '--bar-label <WHICH>',
+        'bars-csv: what a bar timestamp marks; snapshots are at the bar close',
+      )
         .choices(['open', 'close'])
         .default('open'),
     )
@@ -58,7 +72,8 @@ export const registerImport: RegisterCommand = (program: Command, ctx) => {
       let meta: RecordingMeta;
       let polls: AsyncIterable<RecordedPoll>;
       if (flags.from === 'binance-ws') {
-        if (flags.tick !== '1' || flags.barLabel !== 'open') throw new BadInputError('--tick and --bar-label apply to --from bars-csv only');
+        if (flags.tick !== '1' || flags.barLabel !== 'open')
+          throw new BadInputError('--tick and --bar-label apply to --from bars-csv only');
         const opts: BinanceWsImportOptions = {
           symbol,
           ...(flags.gridMs !== undefined ? { gridMs: parsePositiveInt(flags.gridMs, '--grid-ms') } : {}),
@@ -74,10 +89,15 @@ export const registerImport: RegisterCommand = (program: Command, ctx) => {
         meta = await barsCsvMeta(input, opts);
         polls = importBarsCsv(input, opts);
       }
-      if (flags.force !== true && existsSync(out)) throw new BadInputError('file exists (use --force to replace it)', out);
+      if (flags.force !== true && existsSync(out))
+        throw new BadInputError('file exists (use --force to replace it)', out);
       // Written under a temporary name and renamed at the end: a failed import leaves no partial OUT.
       const partial = `${out}.partial-${process.pid}`;
-      const writer = await openRecordingWriter(partial, { meta, mode: 'overwrite', gzip: out.endsWith('.gz') });
+      const writer = await openRecordingWriter(partial, {
+        meta,
+        mode: 'overwrite',
+        gzip: out.endsWith('.gz'),
+      });
       let count = 0;
       let firstT: number | undefined;
       try {
@@ -93,7 +113,10 @@ export const registerImport: RegisterCommand = (program: Command, ctx) => {
         rmSync(partial, { force: true });
         throw e;
       }
-      const span = firstT !== undefined && writer.lastT !== undefined ? `, ${new Date(firstT).toISOString()} … ${new Date(writer.lastT).toISOString()}` : '';
+      const span =
+        firstT !== undefined && writer.lastT !== undefined
+          ? `, ${new Date(firstT).toISOString()} … ${new Date(writer.lastT).toISOString()}`
+          : '';
       ctx.out.info(`imported ${count} snapshots into ${out}${span}`);
     });
 };

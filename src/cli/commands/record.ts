@@ -18,7 +18,8 @@ interface RecordFlags {
 /** A positive integer flag value; BadInputError naming the flag otherwise. */
 function parsePositiveInt(text: string, flag: string): number {
   const n = /^\d+$/.test(text.trim()) ? Number(text.trim()) : Number.NaN;
-  if (!Number.isSafeInteger(n) || n <= 0) throw new BadInputError(`${flag} must be a positive integer, got ${JSON.stringify(text)}`);
+  if (!Number.isSafeInteger(n) || n <= 0)
+    throw new BadInputError(`${flag} must be a positive integer, got ${JSON.stringify(text)}`);
   return n;
 }
 
@@ -35,13 +36,19 @@ export const registerRecord: RegisterCommand = (program: Command, ctx) => {
     )
     .requiredOption('--out <REC>', 'recording file (.ndjson or .ndjson.gz)')
     .option('--base-url <URL>', 'API origin (a `capibot sim` address works too)', DEFAULT_BASE_URL)
-    .option('--interval-ms <N>', `poll interval in ms (minimum ${MIN_INTERVAL_MS}: the endpoint weighs 40 IP)`, '1000')
+    .option(
+      '--interval-ms <N>',
+      `poll interval in ms (minimum ${MIN_INTERVAL_MS}: the endpoint weighs 40 IP)`,
+      '1000',
+    )
     .option('--duration-s <N>', 'stop after N seconds (default: run until interrupted)')
     .option('--symbols <a,b>', 'keep only these symbols, e.g. cmt_btcusdt,cmt_ethusdt (default: all)')
     .action(async (flags: RecordFlags) => {
       const intervalMs = parsePositiveInt(flags.intervalMs, '--interval-ms');
-      if (intervalMs < MIN_INTERVAL_MS) throw new BadInputError(`--interval-ms must be at least ${MIN_INTERVAL_MS}`);
-      const durationMs = flags.durationS !== undefined ? parsePositiveInt(flags.durationS, '--duration-s') * 1000 : undefined;
+      if (intervalMs < MIN_INTERVAL_MS)
+        throw new BadInputError(`--interval-ms must be at least ${MIN_INTERVAL_MS}`);
+      const durationMs =
+        flags.durationS !== undefined ? parsePositiveInt(flags.durationS, '--duration-s') * 1000 : undefined;
       const symbols = flags.symbols
         ?.split(',')
         .map((s) => s.trim())
@@ -73,7 +80,10 @@ export const registerRecord: RegisterCommand = (program: Command, ctx) => {
           meta: { baseUrl },
           logger,
         });
-        const span = r.firstT !== undefined && r.lastT !== undefined ? `, ${new Date(r.firstT).toISOString()} … ${new Date(r.lastT).toISOString()}` : '';
+        const span =
+          r.firstT !== undefined && r.lastT !== undefined
+            ? `, ${new Date(r.firstT).toISOString()} … ${new Date(r.lastT).toISOString()}`
+            : '';
         ctx.out.info(`${r.appended ? 'appended' : 'wrote'} ${r.polls} polls to ${r.path}${span}`);
       } finally {
         process.off('SIGINT', onSignal);

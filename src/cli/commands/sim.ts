@@ -2,6 +2,7 @@
 // recording. Prints exactly one line `sim listening on http://HOST:PORT` on stdout (scripts parse
 // it); logs go to stderr through pino; SIGINT/SIGTERM stop it cleanly (exit 0).
 import { InvalidArgumentError, Option } from 'commander';
+import type { LevelWithSilent } from 'pino';
 import { ConfigError, BadInputError } from '../../core/errors.ts';
 import { dec } from '../../core/decimal.ts';
 import { credentialsFromEnv, CREDENTIAL_ENV } from '../../exchange/weex/credentials.ts';
@@ -10,6 +11,7 @@ import { createSimServer, SIM_TEST_CREDENTIALS } from '../../exchange/sim/create
 import { loadFaultProfile, NO_FAULTS } from '../../exchange/sim/faults.ts';
 import { pollSourceFrom, type ClockMode, type PollSource } from '../../exchange/sim/market-clock.ts';
 import type { FillModel } from '../../exchange/sim/matching.ts';
+import type { SimServer } from '../../exchange/sim/server.ts';
 import { openRecording } from '../../market/recording/reader.ts';
 import { createRootLogger } from '../../obs/logger.ts';
 import type { RegisterCommand } from '../command.ts';
@@ -34,7 +36,7 @@ interface SimFlags {
   readonly apiKey?: string;
   readonly apiSecret?: string;
   readonly apiPassphrase?: string;
-  readonly logLevel: string;
+  readonly logLevel: LevelWithSilent;
 }
 
 function intArg(min: number, max: number) {
@@ -108,22 +110,51 @@ export const registerSim: RegisterCommand = (program, ctx) => {
     .option('--port <n>', 'TCP port; 0 picks a free one (printed)', intArg(0, 65535), 0)
     .option('--host <addr>', 'address to listen on (keep it loopback)', '127.0.0.1')
     .addOption(
-      new Option('--clock <mode>', 'lockstep: each tickers request advances one snapshot; realtime: recorded time × speed')
+      new Option(
+        '--clock <mode>',
+        'lockstep: each tickers request advances one snapshot; realtime: recorded time × speed',
+      )
         .choices(['lockstep', 'realtime'])
         .default('lockstep'),
     )
     .option('--speed <x>', 'realtime playback speed', positiveNumber, 1)
     .option('--faults <file>', 'fault-injection profile (YAML or JSON)')
-    .option('--seed <n>', 'seed of order/trade ids and fault dice (default: the profile seed, else 1)', intArg(0, 2 ** 32 - 1))
+    .option(
+      '--seed <n>',
+      'seed of order/trade ids and fault dice (default: the profile seed, else 1)',
+      intArg(0, 2 ** 32 - 1),
+    )
     .addOption(
-      new Option('--fill-model <model>', 'resting orders fill when the market trades through (one tick) or touches the price')
+      new Option(
+        '--fill-model <model>',
+        'resting orders fill when the market trades through (one tick) or touches the price',
+      )
         .choices(['through', 'touch'])
         .default('through'),
     )
-    .option('--slippage-bps <bps>', 'market-order slippage against the taker, in basis points', decimalArg, '0')
-    .option('--liquidity <qty>', 'quantity offered per symbol, side and snapshot (default unlimited)', decimalArg)
-    .option('--accept-delay-ms <n>', 'time a new order stays pending before matching', intArg(0, 3_600_000), 0)
-    .option('--cancel-delay-ms <n>', 'time a cancel stays canceling (fills may still happen)', intArg(0, 3_600_000), 0)
+    .option(
+      '--slippage-bps <bps>',
+      'market-order slippage against the taker, in basis points',
+      decimalArg,
+      '0',
+    )
+    .option(
+      '--liquidity <qty>',
+      'quantity offered per symbol, side and snapshot (default unlimited)',
+      decimalArg,
+    )
+    .option(
+      '--accept-delay-ms <n>',
+      'time a new order stays pending before matching',
+      intArg(0, 3_600_000),
+      0,
+    )
+    .option(
+      '--cancel-delay-ms <n>',
+      'time a cancel stays canceling (fills may still happen)',
+      intArg(0, 3_600_000),
+      0,
+    )
     .option('--ip-weight <n>', 'IP weight per rolling 10 s', intArg(1, 1_000_000), 1000)
     .option('--uid-weight <n>', 'UID weight per rolling 10 s', intArg(1, 1_000_000), 1000)
     .option('--order-rate <n>', 'placeOrder/cancel_order requests per second', intArg(1, 1_000_000), 10)
@@ -144,9 +175,11 @@ Without credentials (flags or environment) the simulator accepts the fixed test 
 Inspection (no auth, loopback): GET /sim/v1/orders, /sim/v1/fills, /sim/v1/positions, /sim/v1/stats`,
     )
     .action(async (flags: SimFlags) => {
+      if (flags.clock !== 'realtime' && flags.speed !== 1)
+        throw new BadInputError('--speed applies to --clock realtime only', '--speed');
       const { creds, fromDefaults } = resolveCredentials(flags);
       const root = createRootLogger({
-        level: flags.logLevel as 'info',
+        level: flags.logLevel,
         secrets: fromDefaults ? [] : [creds.apiKey, creds.secret, creds.passphrase],
         base: { app: 'capibot-sim' },
       });
@@ -156,10 +189,9 @@ Inspection (no auth, loopback): GET /sim/v1/orders, /sim/v1/fills, /sim/v1/posit
           `capibot sim: warning: no credentials given; accepting the test credentials key=${creds.apiKey} secret=${creds.secret} passphrase=${creds.passphrase}`,
         );
       }
-      if (flags.clock !== 'realtime' && flags.speed !== 1) throw new BadInputError('--speed applies to --clock realtime only', '--speed');
       const faults = flags.faults !== undefined ? await loadFaultProfile(flags.faults) : NO_FAULTS;
       const polls = await openPolls(flags.data);
-      let server;
+      let server: SimServer;
       try {
         server = await createSimServer({
           polls,
@@ -173,7 +205,11 @@ Inspection (no auth, loopback): GET /sim/v1/orders, /sim/v1/fills, /sim/v1/posit
             acceptDelayMs: flags.acceptDelayMs,
             cancelDelayMs: flags.cancelDelayMs,
           },
-          limits: { ipWeightPerWindow: flags.ipWeight, uidWeightPerWindow: flags.uidWeight, orderRequestsPerSecond: flags.orderRate },
+          limits: {
+            ipWeightPerWindow: flags.ipWeight,
+            uidWeightPerWindow: flags.uidWeight,
+            orderRequestsPerSecond: flags.orderRate,
+          },
           faults,
           ...(flags.seed !== undefined ? { seed: flags.seed } : {}),
           idsAsNumbers: flags.idsAsStrings !== true,
@@ -187,17 +223,26 @@ Inspection (no auth, loopback): GET /sim/v1/orders, /sim/v1/fills, /sim/v1/posit
         await server.close();
         throw new BadInputError('the recording holds no polls', flags.data);
       }
-      let address;
+      let address: { url: string };
       try {
         address = await server.listen(flags.port, flags.host);
       } catch (e) {
         await server.close();
-        throw new ConfigError(`cannot listen on ${flags.host}:${flags.port}: ${e instanceof Error ? e.message : String(e)}`, '--port');
+        throw new ConfigError(
+          `cannot listen on ${flags.host}:${flags.port}: ${e instanceof Error ? e.message : String(e)}`,
+          '--port',
+        );
       }
       const signals = untilSignal();
       ctx.out.data(`sim listening on ${address.url}`);
       log.info(
-        { url: address.url, clock: flags.clock, data: flags.data, faults: flags.faults ?? null, fillModel: flags.fillModel },
+        {
+          url: address.url,
+          clock: flags.clock,
+          data: flags.data,
+          faults: flags.faults ?? null,
+          fillModel: flags.fillModel,
+        },
         'sim listening',
       );
       const sig = await signals;

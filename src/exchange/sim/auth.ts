@@ -53,7 +53,12 @@ export function authenticate(
   if (Math.abs(serverNow - Number(ts)) > toleranceMs) return REJECT.expired;
   if (!sameText(key, creds.apiKey)) return REJECT.badKey;
   if (!sameText(passphrase, creds.passphrase)) return REJECT.badPassphrase;
-  if (req.method === 'POST' && !isJsonMediaType(header(req.headers, 'content-type'))) return REJECT.badContentType;
-  const ok = verifySignature(creds.secret, { timestamp: ts, method: req.method, path: req.path, query: req.query, body: req.body }, sign);
+  if (req.method === 'POST' && !isJsonMediaType(header(req.headers, 'content-type')))
+    return REJECT.badContentType;
+  const ok = verifySignature(
+    creds.secret,
+    { timestamp: ts, method: req.method, path: req.path, query: req.query, body: req.body },
+    sign,
+  );
   return ok ? undefined : REJECT.badSign;
 }

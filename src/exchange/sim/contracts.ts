@@ -25,8 +25,20 @@ export const DEFAULT_RULES: ContractRules = {
 };
 
 export const DEFAULT_CONTRACTS: Readonly<Record<string, ContractRules>> = {
-  cmt_btcusdt: { ...DEFAULT_RULES, sizeStep: dec('0.0001'), priceTick: dec('0.1'), minSize: dec('0.0001'), maxSize: dec('1200') },
-  cmt_ethusdt: { ...DEFAULT_RULES, sizeStep: dec('0.001'), priceTick: dec('0.01'), minSize: dec('0.001'), maxSize: dec('10000') },
+  cmt_btcusdt: {
+    ...DEFAULT_RULES,
+    sizeStep: dec('0.0001'),
+    priceTick: dec('0.1'),
+    minSize: dec('0.0001'),
+    maxSize: dec('1200'),
+  },
+  cmt_ethusdt: {
+    ...DEFAULT_RULES,
+    sizeStep: dec('0.001'),
+    priceTick: dec('0.01'),
+    minSize: dec('0.001'),
+    maxSize: dec('10000'),
+  },
 };
 
 const positive = wireDecimal.refine((s) => dec(s).gt(0), { message: 'must be greater than 0' });
@@ -67,11 +79,15 @@ export function decimalPlaces(d: Dec): number {
 function assertRepresentable(symbol: string, r: ContractRules): void {
   const n = decimalPlaces(r.sizeStep);
   if (!r.sizeStep.eq(ONE.div(dec(10).pow(n))) || r.sizeStep.gt(1)) {
-    throw new RangeError(`${symbol}: sizeStep ${decToString(r.sizeStep)} must be a power of ten ≤ 1 (size_increment)`);
+    throw new RangeError(
+      `${symbol}: sizeStep ${decToString(r.sizeStep)} must be a power of ten ≤ 1 (size_increment)`,
+    );
   }
   const endStep = r.priceTick.times(dec(10).pow(decimalPlaces(r.priceTick)));
   if (!endStep.eq(endStep.round(0)) || endStep.gt(9)) {
-    throw new RangeError(`${symbol}: priceTick ${decToString(r.priceTick)} must be k × 10^-n with k in 1..9 (priceEndStep)`);
+    throw new RangeError(
+      `${symbol}: priceTick ${decToString(r.priceTick)} must be k × 10^-n with k in 1..9 (priceEndStep)`,
+    );
   }
   if (r.minSize.gt(r.maxSize)) throw new RangeError(`${symbol}: minSize is greater than maxSize`);
 }

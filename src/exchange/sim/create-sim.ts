@@ -4,7 +4,13 @@ import type { Logger } from 'pino';
 import type { Clock } from '../../core/clock.ts';
 import type { Credentials } from '../weex/signer.ts';
 import { FaultInjector, NO_FAULTS, type FaultProfile } from './faults.ts';
-import { LockstepMarket, RealtimeMarket, type ClockMode, type MarketDriver, type PollSource } from './market-clock.ts';
+import {
+  LockstepMarket,
+  RealtimeMarket,
+  type ClockMode,
+  type MarketDriver,
+  type PollSource,
+} from './market-clock.ts';
 import { MatchingCore, type MatchingConfig } from './matching.ts';
 import { SimServer } from './server.ts';
 import { SimVenue } from './venue.ts';

@@ -1,7 +1,18 @@
 // Fault injection: a profile (YAML or JSON, zod-validated) lists faults with a probability and an
-// optional endpoint filter; a seeded RNG decides, per request, which ones fire. Deterministic: the
-// same profile, seed and request sequence inject the same faults. Late fills are decided per fill by
-// a stateless hash, so asking twice gives the same answer.
+// optional endpoint filter (endpoint ids of core/endpoints.ts); a seeded RNG decides, per request,
+// which ones fire. Deterministic: the same profile, seed and request sequence inject the same faults.
+// Late fills are decided per fill by a stateless hash, so asking twice gives the same answer.
+//
+//   seed: 7                                   # optional; --seed wins
+//   faults:
+//     - { kind: latency, probability: 1, minMs: 20, maxMs: 200 }          # or `ms: 50` (fixed)
+//     - { kind: responseLost, probability: 0.05, endpoints: [placeOrder, batchOrders] }  # applied, then reset
+//     - { kind: resetBeforeProcessing, probability: 0.01 }                 # reset, nothing applied
+//     - { kind: serverError, probability: 0.01, status: 502, afterProcessing: false }
+//     - { kind: rateLimited, probability: 0.01 }                           # an extra HTTP 429
+//     - { kind: staleHistory, probability: 0.5, lagMs: 5000 }              # history as of 5 s ago
+//     - { kind: duplicateRows, probability: 0.2, endpoints: [history, fills] }
+//     - { kind: lateFills, probability: 0.3, delayMs: 2000 }               # fills visible 2 s late
 import { readFile } from 'node:fs/promises';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
@@ -27,12 +38,21 @@ export const FAULT_KINDS = [
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
 const latency = z
-  .object({ kind: z.literal('latency'), probability, endpoints: endpointList, ms: ms.optional(), minMs: ms.optional(), maxMs: ms.optional() })
+  .object({
+    kind: z.literal('latency'),
+    probability,
+    endpoints: endpointList,
+    ms: ms.optional(),
+    minMs: ms.optional(),
+    maxMs: ms.optional(),
+  })
   .strict()
   .refine((f) => (f.ms !== undefined) !== (f.minMs !== undefined && f.maxMs !== undefined), {
     message: 'latency needs either `ms` (fixed) or both `minMs` and `maxMs` (uniform range)',
   })
-  .refine((f) => f.minMs === undefined || f.maxMs === undefined || f.minMs <= f.maxMs, { message: 'minMs must be ≤ maxMs' });
+  .refine((f) => f.minMs === undefined || f.maxMs === undefined || f.minMs <= f.maxMs, {
+    message: 'minMs must be ≤ maxMs',
+  });
 
 const faultSchema = z.union([
   latency,
@@ -61,11 +81,19 @@ const faultSchema = z.union([
     .object({
       kind: z.literal('duplicateRows'),
       probability,
-      endpoints: z.array(z.enum(['history', 'fills'])).min(1).optional(),
+      endpoints: z
+        .array(z.enum(['history', 'fills']))
+        .min(1)
+        .optional(),
     })
     .strict(),
   z
-    .object({ kind: z.literal('lateFills'), probability, endpoints: z.array(z.literal('fills')).min(1).optional(), delayMs: ms })
+    .object({
+      kind: z.literal('lateFills'),
+      probability,
+      endpoints: z.array(z.literal('fills')).min(1).optional(),
+      delayMs: ms,
+    })
     .strict(),
 ]);
 export type Fault = z.infer<typeof faultSchema>;
@@ -114,7 +142,10 @@ export async function loadFaultProfile(path: string): Promise<FaultProfile> {
   try {
     text = await readFile(path, 'utf8');
   } catch (e) {
-    throw new ConfigError(`cannot read the fault profile: ${e instanceof Error ? e.message : String(e)}`, path);
+    throw new ConfigError(
+      `cannot read the fault profile: ${e instanceof Error ? e.message : String(e)}`,
+      path,
+    );
   }
   return parseFaultProfile(text, path);
 }
@@ -240,6 +271,9 @@ export class FaultInjector {
   }
 
   counts(): Record<FaultKind, number> {
-    return Object.fromEntries(FAULT_KINDS.map((k) => [k, this.#counts.get(k) ?? 0])) as Record<FaultKind, number>;
+    return Object.fromEntries(FAULT_KINDS.map((k) => [k, this.#counts.get(k) ?? 0])) as Record<
+      FaultKind,
+      number
+    >;
   }
 }

@@ -13,7 +13,8 @@ export class RawNumber {
 /** JSON.stringify semantics (undefined members dropped) plus RawNumber literals; compact output. */
 export function toJsonText(value: unknown): string {
   if (value instanceof RawNumber) return value.text;
-  if (Array.isArray(value)) return `[${value.map((v) => (v === undefined ? 'null' : toJsonText(v))).join(',')}]`;
+  if (Array.isArray(value))
+    return `[${value.map((v) => (v === undefined ? 'null' : toJsonText(v))).join(',')}]`;
   if (value !== null && typeof value === 'object') {
     const parts: string[] = [];
     for (const [k, v] of Object.entries(value)) {

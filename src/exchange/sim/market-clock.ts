@@ -119,8 +119,14 @@ export class RealtimeMarket implements MarketDriver {
     this.#speed = speed;
   }
 
-  static async start(core: MatchingCore, source: PollSource, wall: Clock, speed = 1): Promise<RealtimeMarket> {
-    if (!(speed > 0) || !Number.isFinite(speed)) throw new RangeError(`speed must be a positive number, got ${speed}`);
+  static async start(
+    core: MatchingCore,
+    source: PollSource,
+    wall: Clock,
+    speed = 1,
+  ): Promise<RealtimeMarket> {
+    if (!(speed > 0) || !Number.isFinite(speed))
+      throw new RangeError(`speed must be a positive number, got ${speed}`);
     const m = new RealtimeMarket(core, source, wall, speed);
     const first = await source.next();
     m.#wallStart = wall.now();
@@ -153,7 +159,12 @@ export class RealtimeMarket implements MarketDriver {
   }
 
   state(): MarketState {
-    return { mode: 'realtime', time: this.#core.now, snapshotsApplied: this.#applied, ended: this.#pending === undefined };
+    return {
+      mode: 'realtime',
+      time: this.#core.now,
+      snapshotsApplied: this.#applied,
+      ended: this.#pending === undefined,
+    };
   }
 
   close(): Promise<void> {

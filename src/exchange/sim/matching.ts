@@ -17,7 +17,14 @@ import type { WireTicker } from '../../core/market.ts';
 import { isOpening } from '../../core/orders.ts';
 import { ContractTable } from './contracts.ts';
 import { IdSequence } from './ids.ts';
-import { isActive, remainingOf, type Liquidity, type SimFill, type SimOrder, type SimOrderRequest } from './model.ts';
+import {
+  isActive,
+  remainingOf,
+  type Liquidity,
+  type SimFill,
+  type SimOrder,
+  type SimOrderRequest,
+} from './model.ts';
 import { applyFill, EMPTY_POSITION, isBuy, legOf, type LegName, type SymbolPosition } from './positions.ts';
 import { REJECT, type VenueReject } from './venue-errors.ts';
 
@@ -51,7 +58,8 @@ export type PlaceResult =
   | { readonly ok: true; readonly order: SimOrder }
   | { readonly ok: false; readonly clientOid: string; readonly reject: VenueReject };
 
-export type CancelResult = { readonly ok: true; readonly order: SimOrder } | { readonly ok: false; readonly reject: VenueReject };
+export type CancelResult =
+  { readonly ok: true; readonly order: SimOrder } | { readonly ok: false; readonly reject: VenueReject };
 
 export interface CancelSelector {
   readonly symbol?: string;
@@ -97,6 +105,8 @@ export class MatchingCore {
   readonly #byClientOid = new Map<string, string>();
   /** Active (pending/open/canceling) order ids per symbol. */
   readonly #active = new Map<string, Set<string>>();
+  /** Orders waiting for a due time (pending activation or cancel completion). */
+  readonly #timed = new Set<string>();
   readonly #fills: SimFill[] = [];
   readonly #positions = new Map<string, SymbolPosition>();
   readonly #books = new Map<string, Book>();
@@ -291,7 +301,10 @@ export class MatchingCore {
     if (this.#cancelDelayMs <= 0 || o.status === 'pending') {
       return { ok: true, order: this.#finishCancel(o, t, 'canceled by request') };
     }
-    return { ok: true, order: this.#save({ ...o, status: 'canceling', cancelAt: t + this.#cancelDelayMs, updateTime: t }) };
+    return {
+      ok: true,
+      order: this.#save({ ...o, status: 'canceling', cancelAt: t + this.#cancelDelayMs, updateTime: t }),
+    };
   }
 
   // -------------------------------------------------------------------------------------------
@@ -302,7 +315,8 @@ export class MatchingCore {
     if (this.#byClientOid.has(req.clientOid)) return REJECT.duplicateClientOid(req.clientOid);
     const rules = this.contracts.rules(symbol);
     const sizeText = req.size.toFixed();
-    if (req.size.lte(0) || !req.size.mod(rules.sizeStep).eq(0)) return REJECT.sizeStep(rules.sizeStep, sizeText);
+    if (req.size.lte(0) || !req.size.mod(rules.sizeStep).eq(0))
+      return REJECT.sizeStep(rules.sizeStep, sizeText);
     if (req.size.lt(rules.minSize)) return REJECT.minSize(rules.minSize, sizeText);
     if (req.size.gt(rules.maxSize)) return REJECT.maxSize(rules.maxSize, sizeText);
     if (req.price !== undefined && (req.price.lte(0) || !req.price.mod(rules.priceTick).eq(0))) {
@@ -326,9 +340,11 @@ export class MatchingCore {
     const long = req.side === 'open_long';
     const wording = long ? 'buy long' : 'sell short';
     const tp = req.presetTakeProfitPrice;
-    if (tp !== undefined && (long ? tp.lte(ref) : tp.gte(ref))) return REJECT.presetTp(wording, ref, tp.toFixed());
+    if (tp !== undefined && (long ? tp.lte(ref) : tp.gte(ref)))
+      return REJECT.presetTp(wording, ref, tp.toFixed());
     const sl = req.presetStopLossPrice;
-    if (sl !== undefined && (long ? sl.gte(ref) : sl.lte(ref))) return REJECT.presetSl(wording, ref, sl.toFixed());
+    if (sl !== undefined && (long ? sl.gte(ref) : sl.lte(ref)))
+      return REJECT.presetSl(wording, ref, sl.toFixed());
     return undefined;
   }
 
@@ -356,39 +372,49 @@ export class MatchingCore {
     return q.lte(0) ? ZERO : roundToStep(q, this.contracts.rules(o.symbol).sizeStep, 'down');
   }
 
-  /** Arrival at the matching engine. */
+  /** Arrival at the matching engine (a pending order is never canceling: see cancel). */
   #activate(o: SimOrder, t: number): void {
     const buy = isBuy(o.side);
-    const canceling = o.status === 'canceling';
     const best = this.#opposite(o.symbol, buy);
     if (o.isMarket) {
-      if (o.orderType === 'postOnly') return void this.#finishCancel(o, t, 'post-only order would take liquidity');
-      if (best === undefined) return void this.#finishCancel(o, t, 'no market price for the symbol');
-      const tick = this.contracts.rules(o.symbol).priceTick;
-      const factor = buy ? BPS.plus(this.#slippage).div(BPS) : BPS.minus(this.#slippage).div(BPS);
-      let px = roundToStep(best.times(factor), tick, buy ? 'up' : 'down');
-      if (px.lte(0)) px = tick;
-      return void this.#takeOnArrival(o, px, t);
-    }
-    const marketable = best !== undefined && this.#marketable(o, best);
-    if (!marketable) {
-      if (o.orderType === 'ioc' || o.orderType === 'fok') return void this.#finishCancel(o, t, 'not marketable');
-      this.#save({ ...o, status: canceling ? 'canceling' : 'open', aggressive: false, updateTime: t });
+      if (o.orderType === 'postOnly') {
+        this.#finishCancel(o, t, 'post-only order would take liquidity');
+      } else if (best === undefined) {
+        this.#finishCancel(o, t, 'no market price for the symbol');
+      } else {
+        this.#takeOnArrival(o, this.#marketPrice(o.symbol, best, buy), t);
+      }
       return;
     }
-    if (o.orderType === 'postOnly') return void this.#finishCancel(o, t, 'post-only order would take liquidity');
-    this.#takeOnArrival(o, best, t);
+    if (best === undefined || !this.#marketable(o, best)) {
+      if (o.orderType === 'ioc' || o.orderType === 'fok') this.#finishCancel(o, t, 'not marketable');
+      else this.#save({ ...o, status: 'open', aggressive: false, updateTime: t });
+    } else if (o.orderType === 'postOnly') {
+      this.#finishCancel(o, t, 'post-only order would take liquidity');
+    } else {
+      this.#takeOnArrival(o, best, t);
+    }
+  }
+
+  /** The opposite best moved against the taker by the slippage, rounded to the tick against the taker. */
+  #marketPrice(symbol: string, best: Dec, buy: boolean): Dec {
+    const tick = this.contracts.rules(symbol).priceTick;
+    const factor = buy ? BPS.plus(this.#slippage).div(BPS) : BPS.minus(this.#slippage).div(BPS);
+    const px = roundToStep(best.times(factor), tick, buy ? 'up' : 'down');
+    return px.gt(0) ? px : tick;
   }
 
   /** A marketable order takes what the snapshot offers; the rest rests (normal) or is canceled. */
   #takeOnArrival(o: SimOrder, price: Dec, t: number): void {
     const q = this.#fillable(o);
-    if (o.orderType === 'fok' && !q.eq(o.size)) return void this.#finishCancel(o, t, 'fill-or-kill could not fill entirely');
-    let cur = o;
-    if (q.gt(0)) cur = this.#fill(o, q, price, 'TAKER', t);
+    if (o.orderType === 'fok' && !q.eq(o.size)) {
+      this.#finishCancel(o, t, 'fill-or-kill could not fill entirely');
+      return;
+    }
+    const cur = q.gt(0) ? this.#fill(o, q, price, 'TAKER', t) : o;
     if (cur.status === 'filled') return;
-    if (o.isMarket || o.orderType === 'ioc') return void this.#finishCancel(cur, t, 'immediate-or-cancel remainder');
-    this.#save({ ...cur, status: cur.status === 'canceling' ? 'canceling' : 'open', aggressive: true, updateTime: t });
+    if (o.isMarket || o.orderType === 'ioc') this.#finishCancel(cur, t, 'immediate-or-cancel remainder');
+    else this.#save({ ...cur, status: 'open', aggressive: true, updateTime: t });
   }
 
   /** A new snapshot: resting orders fill by price priority, then time priority. */
@@ -481,14 +507,13 @@ export class MatchingCore {
   /** The earliest pending activation or cancel completion due at or before `until`. */
   #nextDue(until: number): { at: number; order: SimOrder } | undefined {
     let best: { at: number; order: SimOrder } | undefined;
-    for (const ids of this.#active.values()) {
-      for (const id of ids) {
-        const o = this.#orders.get(id);
-        if (!o) continue;
-        const at = o.status === 'pending' ? o.activateAt : o.status === 'canceling' ? o.cancelAt : undefined;
-        if (at === undefined || at > until) continue;
-        if (!best || at < best.at || (at === best.at && compareIds(o.orderId, best.order.orderId) < 0)) best = { at, order: o };
-      }
+    for (const id of this.#timed) {
+      const o = this.#orders.get(id);
+      if (!o) continue;
+      const at = o.status === 'pending' ? o.activateAt : o.status === 'canceling' ? o.cancelAt : undefined;
+      if (at === undefined || at > until) continue;
+      if (!best || at < best.at || (at === best.at && compareIds(o.orderId, best.order.orderId) < 0))
+        best = { at, order: o };
     }
     return best;
   }
@@ -508,6 +533,8 @@ export class MatchingCore {
     }
     if (isActive(o)) ids.add(o.orderId);
     else ids.delete(o.orderId);
+    if (o.status === 'pending' || o.status === 'canceling') this.#timed.add(o.orderId);
+    else this.#timed.delete(o.orderId);
     return o;
   }
 }

@@ -10,7 +10,8 @@ import type { CancelSelector } from './matching.ts';
 import type { MarginMode, SimOrderRequest } from './model.ts';
 import { REJECT, type VenueReject } from './venue-errors.ts';
 
-export type Parsed<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly reject: VenueReject };
+export type Parsed<T> =
+  { readonly ok: true; readonly value: T } | { readonly ok: false; readonly reject: VenueReject };
 
 const ok = <T>(value: T): Parsed<T> => ({ ok: true, value });
 const no = <T>(reject: VenueReject): Parsed<T> => ({ ok: false, reject });
@@ -40,8 +41,18 @@ function rejectFromIssues(root: unknown, error: z.ZodError, prefix = ''): VenueR
   return isEmpty(valueAt(root, issue.path)) ? REJECT.empty(name) : REJECT.invalid(name);
 }
 
-const SIDE_BY_WIRE: Readonly<Record<string, OrderSide>> = { '1': 'open_long', '2': 'open_short', '3': 'close_long', '4': 'close_short' };
-const TYPE_BY_WIRE: Readonly<Record<string, OrderType>> = { '0': 'normal', '1': 'postOnly', '2': 'fok', '3': 'ioc' };
+const SIDE_BY_WIRE: Readonly<Record<string, OrderSide>> = {
+  '1': 'open_long',
+  '2': 'open_short',
+  '3': 'close_long',
+  '4': 'close_short',
+};
+const TYPE_BY_WIRE: Readonly<Record<string, OrderType>> = {
+  '0': 'normal',
+  '1': 'postOnly',
+  '2': 'fok',
+  '3': 'ioc',
+};
 
 function marginModeOf(v: unknown): MarginMode {
   return v === 3 || v === '3' ? 'ISOLATED' : 'SHARED';
@@ -119,7 +130,11 @@ export function parseBatchOrdersBody(body: unknown, known: (s: string) => boolea
   if (!Array.isArray(list)) return no(REJECT.invalid('orderDataList'));
   if (list.length === 0) return no(REJECT.empty('orderDataList'));
   if (list.length > VENUE_LIMITS.maxBatchOrders) {
-    return no(REJECT.validation(`orderDataList holds ${list.length} orders, at most ${VENUE_LIMITS.maxBatchOrders} are allowed`));
+    return no(
+      REJECT.validation(
+        `orderDataList holds ${list.length} orders, at most ${VENUE_LIMITS.maxBatchOrders} are allowed`,
+      ),
+    );
   }
   const entries = list.map((raw: unknown, i): BatchEntryInput => {
     const prefix = `orderDataList[${i}].`;
@@ -167,7 +182,11 @@ function intParam(q: QueryParams, name: string, min: number, max: number): Parse
   return n < min || n > max ? no(REJECT.invalid(name)) : ok(n);
 }
 
-function symbolParam(q: QueryParams, known: (s: string) => boolean, required: boolean): Parsed<string | undefined> {
+function symbolParam(
+  q: QueryParams,
+  known: (s: string) => boolean,
+  required: boolean,
+): Parsed<string | undefined> {
   const s = q.get('symbol');
   if (s === undefined) return required ? no(REJECT.empty('symbol')) : ok(undefined);
   return known(s) ? ok(s) : no(REJECT.invalid('symbol'));
@@ -178,7 +197,8 @@ function timeRange(q: QueryParams): Parsed<{ startTime?: number; endTime?: numbe
   if (!start.ok) return start;
   const end = intParam(q, 'endTime', 0, Number.MAX_SAFE_INTEGER);
   if (!end.ok) return end;
-  if (start.value !== undefined && end.value !== undefined && start.value > end.value) return no(REJECT.invalid('startTime'));
+  if (start.value !== undefined && end.value !== undefined && start.value > end.value)
+    return no(REJECT.invalid('startTime'));
   return ok({
     ...(start.value !== undefined ? { startTime: start.value } : {}),
     ...(end.value !== undefined ? { endTime: end.value } : {}),
@@ -225,7 +245,11 @@ export const MAX_HISTORY_DAYS = 90;
  * 1..90 means the last N days, 0 no bound, a 13-digit value an epoch-ms bound within the last 90 days.
  * `limit` is accepted as an alias of `pageSize` (observed live). Default and maximum page: 100.
  */
-export function parseHistoryQuery(q: QueryParams, known: (s: string) => boolean, now: number): Parsed<HistoryFilter> {
+export function parseHistoryQuery(
+  q: QueryParams,
+  known: (s: string) => boolean,
+  now: number,
+): Parsed<HistoryFilter> {
   const symbol = symbolParam(q, known, false);
   if (!symbol.ok) return symbol;
   const pageName = q.has('pageSize') ? 'pageSize' : 'limit';

@@ -54,9 +54,14 @@ export function applyFill(pos: SymbolPosition, side: OrderSide, size: Dec, price
     const next: Leg = { qty: leg.qty.plus(size), cost: leg.cost.plus(value), realizedPnl: leg.realizedPnl };
     return { position: { ...pos, [name]: next }, realizedPnl: ZERO };
   }
-  if (size.gt(leg.qty)) throw new RangeError(`close of ${size.toFixed()} exceeds the ${name} leg ${leg.qty.toFixed()}`);
+  if (size.gt(leg.qty))
+    throw new RangeError(`close of ${size.toFixed()} exceeds the ${name} leg ${leg.qty.toFixed()}`);
   const removedCost = size.eq(leg.qty) ? leg.cost : leg.cost.times(size).div(leg.qty);
   const pnl = name === 'long' ? value.minus(removedCost) : removedCost.minus(value);
-  const next: Leg = { qty: leg.qty.minus(size), cost: leg.cost.minus(removedCost), realizedPnl: leg.realizedPnl.plus(pnl) };
+  const next: Leg = {
+    qty: leg.qty.minus(size),
+    cost: leg.cost.minus(removedCost),
+    realizedPnl: leg.realizedPnl.plus(pnl),
+  };
   return { position: { ...pos, [name]: next }, realizedPnl: pnl };
 }

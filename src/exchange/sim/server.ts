@@ -198,7 +198,12 @@ export class SimServer {
     }
     if (endpoint.signed) {
       const method = endpoint.method;
-      const reject = authenticate({ method, path, query, body: bodyText, headers: req.headers }, this.#creds, serverNow, this.#tolerance);
+      const reject = authenticate(
+        { method, path, query, body: bodyText, headers: req.headers },
+        this.#creds,
+        serverNow,
+        this.#tolerance,
+      );
       if (reject) return this.#envelope(res, reject);
     }
     const admitted = venue.admit(serverNow, endpoint, req.socket.remoteAddress ?? 'unknown', endpoint.signed);
@@ -222,7 +227,10 @@ export class SimServer {
     }
     if (rf.responseLost) {
       venue.faults.count('responseLost');
-      this.#log?.debug({ endpoint: endpoint.id }, 'sim: fault responseLost (request applied, connection reset)');
+      this.#log?.debug(
+        { endpoint: endpoint.id },
+        'sim: fault responseLost (request applied, connection reset)',
+      );
       return resetConnection(res);
     }
     if (!reply.ok) return this.#envelope(res, reply.reject);
@@ -257,7 +265,12 @@ export class SimServer {
 
   /** Spring Boot's default error body, as the venue's edge sends for unknown paths. */
   #springError(res: ServerResponse, status: number, path: string): void {
-    const body = { timestamp: new Date(this.#clock.now()).toISOString(), status, error: REASONS[status] ?? 'Error', path };
+    const body = {
+      timestamp: new Date(this.#clock.now()).toISOString(),
+      status,
+      error: REASONS[status] ?? 'Error',
+      path,
+    };
     send(res, status, toJsonText(body));
   }
 
@@ -269,4 +282,3 @@ export class SimServer {
     send(res, status, text, 'text/html');
   }
 }
-

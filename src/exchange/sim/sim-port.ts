@@ -10,7 +10,14 @@ import { ExchangeError, OutcomeUnknownError, RateLimitedError } from '../../core
 import { orderId as toOrderId, type SymbolId } from '../../core/ids.ts';
 import type { ContractSpec, RecordedPoll, Ticker, WireTicker } from '../../core/market.ts';
 import type { CancelOutcome, FillPage, OrderReport, PlaceOutcome, PlanPage } from '../../core/reports.ts';
-import type { CancelRequest, ExchangePort, FillsQuery, HistoryQuery, PlaceEntry, PlanHistoryQuery } from '../port.ts';
+import type {
+  CancelRequest,
+  ExchangePort,
+  FillsQuery,
+  HistoryQuery,
+  PlaceEntry,
+  PlanHistoryQuery,
+} from '../port.ts';
 import {
   batchOutcomesFromWire,
   cancelOutcomeFromWire,
@@ -113,7 +120,11 @@ export class SimPort implements ExchangePort {
       'placeOrder',
       '',
       { symbol, ...placeEntryToWire(entry) },
-      (body) => ({ clientOid: entry.clientOid, outcome: 'accepted', orderId: toOrderId(placeOrderReplySchema.parse(body).order_id) }),
+      (body) => ({
+        clientOid: entry.clientOid,
+        outcome: 'accepted',
+        orderId: toOrderId(placeOrderReplySchema.parse(body).order_id),
+      }),
       (r) => ({ clientOid: entry.clientOid, outcome: 'rejected', code: r.code, message: r.msg }),
     );
   }
@@ -124,7 +135,13 @@ export class SimPort implements ExchangePort {
       '',
       { symbol, orderDataList: entries.map(placeEntryToWire) },
       (body) => batchOutcomesFromWire(batchOrdersReplySchema.parse(body), entries),
-      (r) => entries.map((e) => ({ clientOid: e.clientOid, outcome: 'rejected' as const, code: r.code, message: r.msg })),
+      (r) =>
+        entries.map((e) => ({
+          clientOid: e.clientOid,
+          outcome: 'rejected' as const,
+          code: r.code,
+          message: r.msg,
+        })),
     );
   }
 
@@ -173,7 +190,9 @@ export class SimPort implements ExchangePort {
       ['pageSize', q.pageSize],
       ['createDate', q.createDate],
     ]);
-    return this.#run('history', query, undefined, (body) => historySchema.parse(body).map(orderReportFromWire));
+    return this.#run('history', query, undefined, (body) =>
+      historySchema.parse(body).map(orderReportFromWire),
+    );
   }
 
   planHistory(q: PlanHistoryQuery): Promise<PlanPage> {
@@ -230,28 +249,50 @@ export class SimPort implements ExchangePort {
     }
     if (rf.serverError && !rf.serverError.afterProcessing) {
       venue.faults.count('serverError');
-      throw new OutcomeUnknownError(`HTTP ${rf.serverError.status} from ${endpoint} (injected)`, endpoint, rf.serverError.status);
+      throw new OutcomeUnknownError(
+        `HTTP ${rf.serverError.status} from ${endpoint} (injected)`,
+        endpoint,
+        rf.serverError.status,
+      );
     }
     const def = ENDPOINTS[endpoint];
     const admitted = venue.admit(now, def, LOCAL_IP, def.signed);
     if (!admitted.ok) {
       venue.stats.error('429');
-      throw new RateLimitedError(`rate limited on ${endpoint}: ${admitted.reject.msg}`, endpoint, admitted.retryAfterMs);
+      throw new RateLimitedError(
+        `rate limited on ${endpoint}: ${admitted.reject.msg}`,
+        endpoint,
+        admitted.retryAfterMs,
+      );
     }
     const reply = venue.dispatch(endpoint, query, body, rf, now);
     if (rf.serverError?.afterProcessing) {
       venue.faults.count('serverError');
-      throw new OutcomeUnknownError(`HTTP ${rf.serverError.status} from ${endpoint} (injected, after processing)`, endpoint, rf.serverError.status);
+      throw new OutcomeUnknownError(
+        `HTTP ${rf.serverError.status} from ${endpoint} (injected, after processing)`,
+        endpoint,
+        rf.serverError.status,
+      );
     }
     if (rf.responseLost) {
       venue.faults.count('responseLost');
-      throw new OutcomeUnknownError(`${endpoint}: connection reset after the request was processed (injected)`, endpoint);
+      throw new OutcomeUnknownError(
+        `${endpoint}: connection reset after the request was processed (injected)`,
+        endpoint,
+      );
     }
     if (reply.ok) return onOk(reply.body);
     venue.stats.error(reply.reject.code);
     const { category, retry } = classifyVenueCode(reply.reject.code);
     const orderLevel = category === 'business' || category === 'parameter' || category === 'not_found';
     if (onReject && orderLevel) return onReject(reply.reject);
-    throw new ExchangeError(reply.reject.code, reply.reject.msg, httpStatusOf(reply.reject.code), category, endpoint, retry);
+    throw new ExchangeError(
+      reply.reject.code,
+      reply.reject.msg,
+      httpStatusOf(reply.reject.code),
+      category,
+      endpoint,
+      retry,
+    );
   }
 }

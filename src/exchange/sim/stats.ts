@@ -5,7 +5,11 @@ import { FAULT_KINDS, type FaultKind } from './faults.ts';
 import type { LimitScope } from './weights.ts';
 
 export interface SimStatsSnapshot {
-  readonly requests: { readonly total: number; readonly byEndpoint: Record<string, number>; readonly unknownPath: number };
+  readonly requests: {
+    readonly total: number;
+    readonly byEndpoint: Record<string, number>;
+    readonly unknownPath: number;
+  };
   /** Weight charged since start (accepted requests only). */
   readonly weightUsed: { readonly ip: number; readonly uid: number };
   /** 429 answers of the weight limiter, by exhausted window. */

@@ -28,7 +28,8 @@ export const REJECT = {
   badPassphrase: r('40012', 'Incorrect API key/Passphrase'),
   tooMany: r('429', 'Too many requests'),
   orderNotFound: r('50005', 'Order does not exist'),
-  validation: (detail?: string) => r('40017', detail ? `Parameter validation failed: ${detail}` : 'Parameter validation failed'),
+  validation: (detail?: string) =>
+    r('40017', detail ? `Parameter validation failed: ${detail}` : 'Parameter validation failed'),
   empty: (name: string) => r('40019', `Parameter ${name} cannot be empty`),
   invalid: (name: string) => r('40020', `Parameter ${name} is invalid`),
   /** The live stepSize message, verbatim apart from the figures. */
@@ -38,9 +39,15 @@ export const REJECT = {
       `INVALID_ARGUMENT: The order size must be greater than 0 and matches the stepSize '${decToString(step)}' requirement. Current size is '${size}'`,
     ),
   minSize: (min: Dec, size: string) =>
-    r('40015', `INVALID_ARGUMENT: The order size must be greater than or equal to the minOrderSize '${decToString(min)}'. Current size is '${size}'`),
+    r(
+      '40015',
+      `INVALID_ARGUMENT: The order size must be greater than or equal to the minOrderSize '${decToString(min)}'. Current size is '${size}'`,
+    ),
   maxSize: (max: Dec, size: string) =>
-    r('40015', `INVALID_ARGUMENT: The order size must be less than or equal to the maxOrderSize '${decToString(max)}'. Current size is '${size}'`),
+    r(
+      '40015',
+      `INVALID_ARGUMENT: The order size must be less than or equal to the maxOrderSize '${decToString(max)}'. Current size is '${size}'`,
+    ),
   priceTick: (tick: Dec, price: string) =>
     r(
       '40015',

@@ -30,7 +30,8 @@ import {
   type WireBatchEntryOut,
 } from './wire.ts';
 
-export type VenueReply = { readonly ok: true; readonly body: unknown } | { readonly ok: false; readonly reject: VenueReject };
+export type VenueReply =
+  { readonly ok: true; readonly body: unknown } | { readonly ok: false; readonly reject: VenueReject };
 
 export interface VenueOptions {
   readonly core: MatchingCore;
@@ -47,11 +48,31 @@ const okReply = (body: unknown): VenueReply => ({ ok: true, body });
 const noReply = (reject: VenueReject): VenueReply => ({ ok: false, reject });
 
 function newestFirstOrders(a: SimOrder, b: SimOrder): number {
-  return b.createTime - a.createTime || b.orderId.length - a.orderId.length || (b.orderId < a.orderId ? -1 : b.orderId > a.orderId ? 1 : 0);
+  return (
+    b.createTime - a.createTime ||
+    b.orderId.length - a.orderId.length ||
+    (b.orderId < a.orderId ? -1 : b.orderId > a.orderId ? 1 : 0)
+  );
 }
 
 function newestFirstFills(a: SimFill, b: SimFill): number {
-  return b.createdTime - a.createdTime || b.tradeId.length - a.tradeId.length || (b.tradeId < a.tradeId ? -1 : b.tradeId > a.tradeId ? 1 : 0);
+  return (
+    b.createdTime - a.createdTime ||
+    b.tradeId.length - a.tradeId.length ||
+    (b.tradeId < a.tradeId ? -1 : b.tradeId > a.tradeId ? 1 : 0)
+  );
+}
+
+/** First index whose fill is at or after `t` (fills sorted by createdTime). */
+function lowerBound(fills: readonly SimFill[], t: number): number {
+  let lo = 0;
+  let hi = fills.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((fills[mid]?.createdTime ?? Infinity) < t) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 export class SimVenue {
@@ -82,7 +103,9 @@ export class SimVenue {
     endpoint: Endpoint,
     ip: string,
     signed: boolean,
-  ): { readonly ok: true } | { readonly ok: false; readonly reject: VenueReject; readonly retryAfterMs: number } {
+  ):
+    | { readonly ok: true }
+    | { readonly ok: false; readonly reject: VenueReject; readonly retryAfterMs: number } {
     const r = this.limiter.charge(now, endpoint, ip, signed ? ACCOUNT_UID : undefined);
     if (r.ok) {
       this.stats.charged(endpoint, signed);
@@ -129,7 +152,9 @@ export class SimVenue {
     const p = parseBatchOrdersBody(body, this.#known);
     if (!p.ok) return noReply(p.reject);
     const info: WireBatchEntryOut[] = p.value.entries.map((e) =>
-      e.ok ? batchEntryToWire(this.core.place(this.core.now, p.value.symbol, e.request)) : batchEntryToWire(e),
+      e.ok
+        ? batchEntryToWire(this.core.place(this.core.now, p.value.symbol, e.request))
+        : batchEntryToWire(e),
     );
     return okReply({ order_info: info, result: info.every((i) => i.result) });
   }
@@ -150,18 +175,22 @@ export class SimVenue {
     if (!p.ok) return noReply(p.reject);
     const f = p.value;
     const now = this.core.now;
-    const matching = this.core
-      .fills()
+    // Fills are appended in non-decreasing time: the time window is found by binary search.
+    const all = this.core.fills();
+    const from = f.startTime === undefined ? 0 : lowerBound(all, f.startTime);
+    const to = f.endTime === undefined ? all.length : lowerBound(all, f.endTime + 1);
+    const matching = all
+      .slice(from, to)
       .filter(
         (x) =>
           (f.symbol === undefined || x.symbol === f.symbol) &&
-          (f.orderId === undefined || x.orderId === f.orderId) &&
-          (f.startTime === undefined || x.createdTime >= f.startTime) &&
-          (f.endTime === undefined || x.createdTime <= f.endTime),
+          (f.orderId === undefined || x.orderId === f.orderId),
       )
       .filter((x) => this.faults.fillVisible(x.tradeId, x.createdTime, now))
       .sort(newestFirstFills);
-    const list = this.#maybeDuplicate(matching.slice(0, f.limit), rf).map((x) => fillToWire(x, this.idsAsNumbers));
+    const list = this.#maybeDuplicate(matching.slice(0, f.limit), rf).map((x) =>
+      fillToWire(x, this.idsAsNumbers),
+    );
     return okReply({ list, nextFlag: matching.length > f.limit, totals: matching.length });
   }
 
@@ -177,7 +206,11 @@ export class SimVenue {
       this.faults.count('staleHistory');
     }
     const rows = source
-      .filter((o) => (f.symbol === undefined || o.symbol === f.symbol) && (f.since === undefined || o.createTime >= f.since))
+      .filter(
+        (o) =>
+          (f.symbol === undefined || o.symbol === f.symbol) &&
+          (f.since === undefined || o.createTime >= f.since),
+      )
       .sort(newestFirstOrders)
       .slice(0, f.pageSize);
     return okReply(this.#maybeDuplicate(rows, rf).map((o) => historyRowToWire(o, this.core.contracts)));
@@ -202,8 +235,16 @@ export class SimVenue {
   inspectPositions(): unknown[] {
     return [...this.core.positions()].map(([symbol, p]) => ({
       symbol,
-      long: { qty: p.long.qty.toFixed(), cost: p.long.cost.toFixed(), realizedPnl: p.long.realizedPnl.toFixed() },
-      short: { qty: p.short.qty.toFixed(), cost: p.short.cost.toFixed(), realizedPnl: p.short.realizedPnl.toFixed() },
+      long: {
+        qty: p.long.qty.toFixed(),
+        cost: p.long.cost.toFixed(),
+        realizedPnl: p.long.realizedPnl.toFixed(),
+      },
+      short: {
+        qty: p.short.qty.toFixed(),
+        cost: p.short.cost.toFixed(),
+        realizedPnl: p.short.realizedPnl.toFixed(),
+      },
     }));
   }
 
@@ -218,7 +259,13 @@ export class SimVenue {
   }
 
   /** Runs the operation of a routed request. `serverNow` is the server clock (market/time). */
-  dispatch(endpoint: EndpointId, query: string, body: unknown, rf: RequestFaults, serverNow: number): VenueReply {
+  dispatch(
+    endpoint: EndpointId,
+    query: string,
+    body: unknown,
+    rf: RequestFaults,
+    serverNow: number,
+  ): VenueReply {
     const q = queryParams(query);
     switch (endpoint) {
       case 'time':
@@ -242,4 +289,3 @@ export class SimVenue {
     }
   }
 }
-

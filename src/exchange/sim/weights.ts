@@ -21,8 +21,7 @@ export const DEFAULT_WEIGHT_LIMITS: WeightLimits = {
 export type LimitScope = 'ip' | 'uid' | 'orderRate';
 
 export type ChargeResult =
-  | { readonly ok: true }
-  | { readonly ok: false; readonly scope: LimitScope; readonly retryAfterMs: number };
+  { readonly ok: true } | { readonly ok: false; readonly scope: LimitScope; readonly retryAfterMs: number };
 
 /** Weight charged at times; sums what lies inside the last `spanMs`. */
 class RollingWindow {
@@ -97,7 +96,8 @@ export class WeightLimiter {
     const ipWin = this.#window(this.#ip, ip, l.windowMs);
     const ipWait = ipWin.waitFor(now, endpoint.ipWeight, l.ipWeightPerWindow);
     if (ipWait > 0) return { ok: false, scope: 'ip', retryAfterMs: ipWait };
-    const uidWin = uid !== undefined && endpoint.uidWeight > 0 ? this.#window(this.#uid, uid, l.windowMs) : undefined;
+    const uidWin =
+      uid !== undefined && endpoint.uidWeight > 0 ? this.#window(this.#uid, uid, l.windowMs) : undefined;
     if (uidWin) {
       const wait = uidWin.waitFor(now, endpoint.uidWeight, l.uidWeightPerWindow);
       if (wait > 0) return { ok: false, scope: 'uid', retryAfterMs: wait };

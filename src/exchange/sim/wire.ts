@@ -60,7 +60,8 @@ export function historyRowToWire(o: SimOrder, contracts: ContractTable): WireHis
     totalProfits: decToString(o.totalProfits),
     contracts: contractsOf(o.size),
     filledQtyContracts: contractsOf(o.filledQty),
-    presetTakeProfitPrice: o.presetTakeProfitPrice === undefined ? null : decToString(o.presetTakeProfitPrice),
+    presetTakeProfitPrice:
+      o.presetTakeProfitPrice === undefined ? null : decToString(o.presetTakeProfitPrice),
     presetStopLossPrice: o.presetStopLossPrice === undefined ? null : decToString(o.presetStopLossPrice),
   };
 }
@@ -127,15 +128,35 @@ export function batchEntryToWire(
   r: { ok: true; order: SimOrder } | { ok: false; clientOid: string; reject: VenueReject },
 ): WireBatchEntryOut {
   return r.ok
-    ? { order_id: r.order.orderId, client_oid: r.order.clientOid, result: true, error_code: '', error_message: '' }
-    : { order_id: '', client_oid: r.clientOid, result: false, error_code: r.reject.code, error_message: r.reject.msg };
+    ? {
+        order_id: r.order.orderId,
+        client_oid: r.order.clientOid,
+        result: true,
+        error_code: '',
+        error_message: '',
+      }
+    : {
+        order_id: '',
+        client_oid: r.clientOid,
+        result: false,
+        error_code: r.reject.code,
+        error_message: r.reject.msg,
+      };
 }
 
-export function cancelReplyToWire(o: SimOrder): { order_id: string; client_oid: string | null; result: true; err_msg: null } {
+export function cancelReplyToWire(o: SimOrder): {
+  order_id: string;
+  client_oid: string | null;
+  result: true;
+  err_msg: null;
+} {
   return { order_id: o.orderId, client_oid: o.clientOid, result: true, err_msg: null };
 }
 
-export function errorEnvelope(r: VenueReject, requestTime: number): { code: string; msg: string; requestTime: number; data: null } {
+export function errorEnvelope(
+  r: VenueReject,
+  requestTime: number,
+): { code: string; msg: string; requestTime: number; data: null } {
   return { code: r.code, msg: r.msg, requestTime, data: null };
 }
 

@@ -26,6 +26,12 @@ export const wireTime = z
   .transform((v) => Number(v));
 
 const nullableText = z.string().nullable().optional();
+/** Preset TP/SL echoed in order rows: display only, so any string or number (or null) is accepted. */
+const presetPrice = z
+  .union([z.string(), z.number()])
+  .transform((v) => String(v))
+  .nullable()
+  .optional();
 
 // ---------------------------------------------------------------------------------------------
 // Market
@@ -164,8 +170,8 @@ export const historyRowSchema = z.object({
   totalProfits: wireDecimal,
   contracts: z.number().optional(),
   filledQtyContracts: z.number().optional(),
-  presetTakeProfitPrice: wireDecimal.nullable().optional(),
-  presetStopLossPrice: wireDecimal.nullable().optional(),
+  presetTakeProfitPrice: presetPrice,
+  presetStopLossPrice: presetPrice,
 });
 export type WireHistoryRow = z.infer<typeof historyRowSchema>;
 export const historySchema = z.array(historyRowSchema);
@@ -229,8 +235,8 @@ export const planRowSchema = z.object({
   triggerPrice: wireDecimal,
   triggerPriceType: z.string().nullable().optional(),
   triggerTime: z.union([wireTime, z.literal(''), z.null()]).optional(),
-  presetTakeProfitPrice: wireDecimal.nullable().optional(),
-  presetStopLossPrice: wireDecimal.nullable().optional(),
+  presetTakeProfitPrice: presetPrice,
+  presetStopLossPrice: presetPrice,
 });
 export type WirePlanRow = z.infer<typeof planRowSchema>;
 

@@ -4,7 +4,11 @@
 // `initialSync` is false: then it starts at 0 and is only measured once a 40008 has shown the local
 // clock is off), refreshed when older than `maxAgeMs`, and re-measured after a 40008.
 import type { Clock } from '../../core/clock.ts';
-import { InvariantViolation } from '../../core/errors.ts';
+import { BadResponseError, InvariantViolation } from '../../core/errors.ts';
+
+/** 13-digit epoch ms: 2001-09-09 … 2286-11-20. Anything else is not a server time. */
+const PLAUSIBLE_MIN = 1e12;
+const PLAUSIBLE_MAX = 1e13;
 
 export interface ServerClockOptions {
   /** Local time (wall clock live, virtual clock in tests). */
@@ -51,6 +55,14 @@ export class ServerClock {
     const run = async (): Promise<number> => {
       const sent = this.#clock.now();
       const server = await this.#fetch();
+      if (!Number.isSafeInteger(server) || server < PLAUSIBLE_MIN || server >= PLAUSIBLE_MAX) {
+        // A reply such as {"timestamp":0} must not poison every later signature.
+        throw new BadResponseError(
+          `market/time: ${server} is not a 13-digit epoch-ms time`,
+          'time',
+          'timestamp',
+        );
+      }
       const received = this.#clock.now();
       this.#offsetMs = Math.round(server - (sent + received) / 2);
       this.#syncedAt = received;

@@ -19,9 +19,19 @@ export interface TransportTimeouts {
   readonly headersMs: number;
   /** Maximum idle time between two chunks of the response body. */
   readonly bodyMs: number;
+  /**
+   * Whole-request deadline, from sending to the last byte of the reply. Without it a server that
+   * drips one byte under `bodyMs` would keep a request (and a placement's outcome) pending forever.
+   */
+  readonly totalMs: number;
 }
 
-export const DEFAULT_TIMEOUTS: TransportTimeouts = { connectMs: 5_000, headersMs: 10_000, bodyMs: 10_000 };
+export const DEFAULT_TIMEOUTS: TransportTimeouts = {
+  connectMs: 5_000,
+  headersMs: 10_000,
+  bodyMs: 10_000,
+  totalMs: 20_000,
+};
 export const DEFAULT_MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
 export const DEFAULT_BASE_URL = 'https://api-contract.weex.com';
 
@@ -145,6 +155,7 @@ export class HttpTransport {
   readonly origin: string;
   readonly #pool: Pool;
   readonly #maxBytes: number;
+  readonly #totalMs: number;
   readonly #defaultRetryAfterMs: number;
   readonly #logger: Logger | undefined;
   readonly #onResponse: ResponseHook | undefined;
@@ -154,6 +165,8 @@ export class HttpTransport {
     this.origin = parseBaseUrl(opts.baseUrl).origin;
     const t = { ...DEFAULT_TIMEOUTS, ...opts.timeouts };
     this.#maxBytes = opts.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+    // Unless given, the deadline is the sum of the two phases' limits.
+    this.#totalMs = opts.timeouts?.totalMs ?? t.headersMs + t.bodyMs;
     this.#defaultRetryAfterMs = opts.defaultRetryAfterMs ?? 1_000;
     this.#logger = opts.logger;
     this.#onResponse = opts.onResponse;
@@ -175,6 +188,8 @@ export class HttpTransport {
     if (req.signal?.aborted) throw new TransportError(`${id}: aborted before sending`, id);
     const path = req.query === '' ? endpoint.path : `${endpoint.path}?${req.query}`;
     const started = performance.now();
+    const deadline = AbortSignal.timeout(this.#totalMs);
+    const signal = req.signal !== undefined ? AbortSignal.any([req.signal, deadline]) : deadline;
 
     let res: Dispatcher.ResponseData;
     try {
@@ -183,10 +198,11 @@ export class HttpTransport {
         path,
         headers: req.headers,
         ...(endpoint.method === 'POST' ? { body: req.body } : {}),
-        ...(req.signal !== undefined ? { signal: req.signal } : {}),
+        signal,
       });
     } catch (err) {
       this.#report(endpoint, 'error', started);
+      if (deadline.aborted) throw this.#deadlineError(id);
       throw classifyNetworkError(err, id);
     }
 
@@ -196,6 +212,7 @@ export class HttpTransport {
     } catch (err) {
       this.#report(endpoint, res.statusCode, started);
       if (isCapibotError(err)) throw err;
+      if (deadline.aborted) throw this.#deadlineError(id, res.statusCode);
       // Headers arrived, so the request was sent: any body failure leaves the outcome unknown.
       const c = classifyNetworkError(err, id);
       throw c instanceof TransportError
@@ -215,6 +232,15 @@ export class HttpTransport {
         defaultRetryAfterMs: this.#defaultRetryAfterMs,
         ...(this.#redact !== undefined ? { redact: this.#redact } : {}),
       },
+    );
+  }
+
+  /** The deadline may fire before or after the bytes left: a placement's outcome is unknown either way. */
+  #deadlineError(id: string, status?: number): OutcomeUnknownError {
+    return new OutcomeUnknownError(
+      `${id}: no complete reply within ${this.#totalMs} ms: outcome unknown`,
+      id,
+      status,
     );
   }
 

@@ -90,7 +90,11 @@ class Extremum {
   }
   push(bar: Bar): void {
     const v = this.pick(bar);
-    while (this.items.length > this.head && !this.better(this.pick(this.items[this.items.length - 1] as Bar), v)) this.items.pop();
+    while (
+      this.items.length > this.head &&
+      !this.better(this.pick(this.items[this.items.length - 1] as Bar), v)
+    )
+      this.items.pop();
     this.items.push(bar);
   }
   evictBefore(label: number): void {
@@ -132,7 +136,8 @@ export async function* importBarsCsv(
   stats: BarsCsvImportStats = { bars: 0, snapshots: 0 },
 ): AsyncGenerator<RecordedPoll, void, undefined> {
   const tickText = opts.tick ?? '1';
-  if (!isDecimalString(tickText) || dec(tickText).lte(0)) throw new BadInputError(`tick must be a positive decimal, got ${tickText}`);
+  if (!isDecimalString(tickText) || dec(tickText).lte(0))
+    throw new BadInputError(`tick must be a positive decimal, got ${tickText}`);
   const halfTick = dec(tickText).div(2);
   const windowMs = opts.windowMs ?? DAY_MS;
   const labelIsOpen = (opts.barLabel ?? 'open') === 'open';
@@ -144,15 +149,22 @@ export async function* importBarsCsv(
   let windowHead = 0;
   let volume = dec(0);
   let base = dec(0);
-  const highs = new Extremum((b) => b.high, (a, b) => a.gt(b));
-  const lows = new Extremum((b) => b.low, (a, b) => a.lt(b));
+  const highs = new Extremum(
+    (b) => b.high,
+    (a, b) => a.gt(b),
+  );
+  const lows = new Extremum(
+    (b) => b.low,
+    (a, b) => a.lt(b),
+  );
   let firstLabel: number | undefined;
   let prevLabel: number | undefined;
   const held: Bar[] = []; // bars read before the bar length is known (the first one)
 
   const num = (fields: readonly string[], c: Column, no: number): Dec => {
     const v = fields[cols ? cols[c] : COLUMNS.indexOf(c)]?.trim();
-    if (v === undefined || !isDecimalString(v)) throw bad(path, no, `${c} is not a decimal: ${JSON.stringify(v ?? '')}`);
+    if (v === undefined || !isDecimalString(v))
+      throw bad(path, no, `${c} is not a decimal: ${JSON.stringify(v ?? '')}`);
     return dec(v);
   };
 
@@ -160,7 +172,8 @@ export async function* importBarsCsv(
     const fields = text.split(',');
     const ts = fields[cols ? cols.timestamp : 0]?.trim() ?? '';
     const label = parseBarTime(ts);
-    if (label === undefined) throw bad(path, no, `timestamp is not a date-time or epoch: ${JSON.stringify(ts)}`);
+    if (label === undefined)
+      throw bad(path, no, `timestamp is not a date-time or epoch: ${JSON.stringify(ts)}`);
     const open = num(fields, 'open', no);
     const high = num(fields, 'high', no);
     const low = num(fields, 'low', no);
@@ -170,7 +183,8 @@ export async function* importBarsCsv(
       throw bad(path, no, 'inconsistent bar: need low ≤ open, close ≤ high');
     }
     if (vol.lt(0) || close.lte(0)) throw bad(path, no, 'volume must be ≥ 0 and close > 0');
-    if (prevLabel !== undefined && label <= prevLabel) throw bad(path, no, `bars must be in increasing time (${ts} is not after the previous bar)`);
+    if (prevLabel !== undefined && label <= prevLabel)
+      throw bad(path, no, `bars must be in increasing time (${ts} is not after the previous bar)`);
     prevLabel = label;
     return { label, open, high, low, close, volume: vol, baseTerm: vol.div(close).round(BASE_TERM_DP) };
   };
@@ -288,6 +302,7 @@ export function barsCsvFieldNotes(tick: string): Record<string, string> {
     low_24h: 'min low over the window',
     volume_24h: 'Σ volume over the window, in the unit of the file (quote notional for FTX)',
     base_volume: `APPROXIMATED: Σ volume/close over the window (each term rounded to ${BASE_TERM_DP} decimals, the sum to ${BASE_OUT_DP})`,
-    priceChangePercent: 'a fraction as WEEX sends it (0.01 = 1 %): close / open of the first bar of the window − 1, 6 decimals',
+    priceChangePercent:
+      'a fraction as WEEX sends it (0.01 = 1 %): close / open of the first bar of the window − 1, 6 decimals',
   };
 }

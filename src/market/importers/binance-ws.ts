@@ -42,8 +42,20 @@ export interface BinanceWsImportStats {
   lastEventTime?: number;
 }
 
-type BookEvent = { readonly kind: 'book'; readonly E: number; readonly seq: number; readonly bid: string; readonly ask: string };
-type TradeEvent = { readonly kind: 'trade'; readonly E: number; readonly seq: number; readonly price: string; readonly qty: string };
+type BookEvent = {
+  readonly kind: 'book';
+  readonly E: number;
+  readonly seq: number;
+  readonly bid: string;
+  readonly ask: string;
+};
+type TradeEvent = {
+  readonly kind: 'trade';
+  readonly E: number;
+  readonly seq: number;
+  readonly price: string;
+  readonly qty: string;
+};
 type MarketEvent = BookEvent | TradeEvent;
 
 const PRICE_CHANGE_DP = 6;
@@ -117,6 +129,11 @@ class ReorderBuffer {
     while (i > 0 && (this.items[i - 1] as MarketEvent).E > ev.E) i--;
     this.items.splice(i, 0, ev);
   }
+  /** True when the oldest event is old enough to be final. */
+  get due(): boolean {
+    const first = this.items[0];
+    return first !== undefined && first.E <= this.maxE - this.windowMs;
+  }
   /** Events old enough to be final (all of them with `all`). */
   release(all = false): MarketEvent[] {
     const limit = all ? Number.POSITIVE_INFINITY : this.maxE - this.windowMs;
@@ -157,12 +174,25 @@ function parseLine(
   const kind = d['e'];
   if (kind !== 'bookTicker' && kind !== 'trade') return { ev: undefined, symbol: undefined };
   const E = d['E'];
-  if (typeof E !== 'number' || !Number.isSafeInteger(E) || E < 0) throw bad(path, no, 'no exchange event time E');
+  if (typeof E !== 'number' || !Number.isSafeInteger(E) || E < 0)
+    throw bad(path, no, 'no exchange event time E');
   const symbol = typeof d['s'] === 'string' ? d['s'] : undefined;
   if (kind === 'bookTicker') {
-    return { ev: { kind: 'book', E, seq, bid: normalise(decimalField(d, 'b', path, no)), ask: normalise(decimalField(d, 'a', path, no)) }, symbol };
+    return {
+      ev: {
+        kind: 'book',
+        E,
+        seq,
+        bid: normalise(decimalField(d, 'b', path, no)),
+        ask: normalise(decimalField(d, 'a', path, no)),
+      },
+      symbol,
+    };
   }
-  return { ev: { kind: 'trade', E, seq, price: decimalField(d, 'p', path, no), qty: decimalField(d, 'q', path, no) }, symbol };
+  return {
+    ev: { kind: 'trade', E, seq, price: decimalField(d, 'p', path, no), qty: decimalField(d, 'q', path, no) },
+    symbol,
+  };
 }
 
 /** Plain decimal text without trailing zeros: "63959.90" → "63959.9". */
@@ -180,7 +210,8 @@ export async function* importBinanceWs(
   stats: BinanceWsImportStats = newBinanceWsStats(),
 ): AsyncGenerator<RecordedPoll, void, undefined> {
   const grid = opts.gridMs;
-  if (grid !== undefined && (!Number.isSafeInteger(grid) || grid <= 0)) throw new BadInputError(`grid must be a positive integer of ms, got ${grid}`);
+  if (grid !== undefined && (!Number.isSafeInteger(grid) || grid <= 0))
+    throw new BadInputError(`grid must be a positive integer of ms, got ${grid}`);
   const buffer = new ReorderBuffer(opts.reorderWindowMs ?? 1000);
   const state = new SessionState();
   let sourceSymbol = opts.sourceSymbol;
@@ -242,7 +273,11 @@ export async function* importBinanceWs(
             stats.skipped++;
             continue;
           }
-          throw bad(path, line.no, `a second symbol ${symbol} after ${sourceSymbol}: choose one with the source-symbol option`);
+          throw bad(
+            path,
+            line.no,
+            `a second symbol ${symbol} after ${sourceSymbol}: choose one with the source-symbol option`,
+          );
         }
       }
       if (ev.kind === 'book') stats.bookTickers++;
@@ -250,8 +285,8 @@ export async function* importBinanceWs(
       if (stats.firstEventTime === undefined || ev.E < stats.firstEventTime) stats.firstEventTime = ev.E;
       if (stats.lastEventTime === undefined || ev.E > stats.lastEventTime) stats.lastEventTime = ev.E;
       buffer.push(ev);
+      if (buffer.due) yield* applyAll(buffer.release());
     }
-    yield* applyAll(buffer.release());
   }
   yield* applyAll(buffer.release(true));
   yield* due(Number.POSITIVE_INFINITY, applied);
@@ -274,7 +309,11 @@ export async function binanceWsMeta(path: string, opts: BinanceWsImportOptions):
     symbols: [opts.symbol],
     sampling:
       opts.gridMs !== undefined
-        ? { kind: 'grid', gridMs: opts.gridMs, rule: 'last state at or before each grid boundary of exchange time E; t = the boundary; carried forward over gaps' }
+        ? {
+            kind: 'grid',
+            gridMs: opts.gridMs,
+            rule: 'last state at or before each grid boundary of exchange time E; t = the boundary; carried forward over gaps',
+          }
         : { kind: 'events', rule: 'one snapshot per exchange millisecond with an update; t = E' },
     time: 'exchange event time E (epoch ms, UTC); the collector receive time is not used (its clock was about 1.5 s slow)',
     fields24h: 'session-relative',
@@ -295,6 +334,7 @@ export function binanceWsFieldNotes(): Record<string, string> {
     low_24h: 'SESSION-RELATIVE, not 24 h: lowest trade price since the first trade of the input',
     volume_24h: 'SESSION-RELATIVE, not 24 h: quote volume Σ p·q (USDT) since the first trade of the input',
     base_volume: 'SESSION-RELATIVE, not 24 h: base volume Σ q since the first trade of the input',
-    priceChangePercent: 'SESSION-RELATIVE, not 24 h: a fraction as WEEX sends it (0.01 = 1 %): last / first trade price of the input − 1, 6 decimals',
+    priceChangePercent:
+      'SESSION-RELATIVE, not 24 h: a fraction as WEEX sends it (0.01 = 1 %): last / first trade price of the input − 1, 6 decimals',
   };
 }

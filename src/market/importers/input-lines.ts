@@ -14,7 +14,7 @@ export interface InputLine {
 /** The lines of `path`, in batches. A truncated gzip file is refused (an import must be complete). */
 export async function* inputLineBatches(path: string): AsyncGenerator<readonly InputLine[], void, undefined> {
   const reader = await TextChunkReader.open(path);
-  const splitter = new LineSplitter();
+  const splitter = new LineSplitter(path);
   let no = 0;
   try {
     for (;;) {
@@ -23,7 +23,8 @@ export async function* inputLineBatches(path: string): AsyncGenerator<readonly I
       const batch = splitter.push(chunk).map((text) => ({ no: ++no, text }));
       if (batch.length > 0) yield batch;
     }
-    if (reader.end === 'truncated') throw new BadInputError(`gzip data ends early after line ${no} (the file is truncated)`, path);
+    if (reader.end === 'truncated')
+      throw new BadInputError(`gzip data ends early after line ${no} (the file is truncated)`, path);
     const rest = splitter.pending;
     if (rest.length > 0) yield [{ no: ++no, text: rest }];
   } finally {
@@ -37,7 +38,10 @@ export async function fileSha256(path: string): Promise<string> {
   try {
     for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
   } catch (e) {
-    throw new BadInputError(`cannot read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`, path);
+    throw new BadInputError(
+      `cannot read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`,
+      path,
+    );
   }
   return hash.digest('hex');
 }

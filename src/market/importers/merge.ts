@@ -37,6 +37,6 @@ export async function* mergePolls(
       if (!opts.onlyCommonTimes || present === its.length) yield { t, tickers };
     }
   } finally {
-    await Promise.all(its.map((it) => it.return?.()));
+    await Promise.all(its.map((it) => (it.return ? it.return() : Promise.resolve(undefined))));
   }
 }

@@ -6,27 +6,13 @@
 // which runs only when the fast check refused a line, to name the offending field. Both accept
 // exactly the same lines (test/market/recording-format.test.ts checks that they agree).
 import { z } from 'zod';
+import { isDecimalString } from '../../core/decimal.ts';
 import { BadInputError } from '../../core/errors.ts';
 import type { RecordedPoll, RecordingMeta, WireTicker } from '../../core/market.ts';
 import { tickerSchema } from '../../exchange/weex/schemas.ts';
 
 /** The `format` value written into the meta line of every recording capibot produces. */
 export const RECORDING_FORMAT = 'capibot-recording/1';
-
-/** The decimal-string fields every wire ticker must carry. */
-export const REQUIRED_DECIMAL_FIELDS = [
-  'last',
-  'best_bid',
-  'best_ask',
-  'high_24h',
-  'low_24h',
-  'volume_24h',
-  'priceChangePercent',
-  'base_volume',
-] as const;
-
-/** Decimal-string fields a wire ticker may carry. */
-export const OPTIONAL_DECIMAL_FIELDS = ['markPrice', 'indexPrice'] as const;
 
 const CODE_0 = 48;
 const CODE_9 = 57;
@@ -37,8 +23,14 @@ const CODE_E = 101;
 const CODE_E_UPPER = 69;
 
 /**
- * True when `s` matches `^-?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$`, the decimal syntax of
- * core/decimal.ts (`isDecimalString`), without a regular expression: this runs ~10 times per ticker.
+ * The decimal syntax of recordings: that of core/decimal.ts (`isDecimalString`), with the exponent
+ * limited to 3 digits — `1e99999999` is a valid literal, but expanding it (toFixed) would take
+ * 100 MB, and no exchange sends one.
+ */
+export const RECORDING_DECIMAL = /^-?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d{1,3})?$/;
+
+/**
+ * True when `s` matches RECORDING_DECIMAL, without a regular expression: this runs ~10 times per ticker.
  * The loop covers the common form (digits with at most one dot); exponents take the slow path.
  */
 export function isDecimalText(s: string): boolean {
@@ -97,7 +89,7 @@ function isExponentDecimal(s: string): boolean {
     expDigits++;
     i++;
   }
-  return expDigits > 0;
+  return expDigits > 0 && expDigits <= 3;
 }
 
 /** True when `s` is 1..16 ASCII digits (an epoch-ms timestamp as the wire sends it). */
@@ -126,7 +118,7 @@ function isOptionalDecimalValue(x: unknown): boolean {
 /**
  * The fast structural check of one wire ticker (see the file comment). Written out field by field:
  * named property loads on objects of one shape stay monomorphic, a loop over key names does not.
- * Must accept exactly what `tickerSchema` accepts (REQUIRED_DECIMAL_FIELDS, OPTIONAL_DECIMAL_FIELDS).
+ * Must accept exactly what `recordedTickerSchema` accepts.
  */
 export function isWireTickerShape(v: unknown): boolean {
   // An array fails the symbol check below (JSON arrays have no named properties).
@@ -166,9 +158,28 @@ export function isRecordedPollShape(v: unknown): v is RecordedPoll {
 }
 
 /** zod schemas of the two line kinds; used for error messages (and by tests as the reference). */
+const recordingDecimal = z
+  .string()
+  .refine(isDecimalString, { message: 'not a decimal string' })
+  .refine((s) => RECORDING_DECIMAL.test(s), { message: 'exponent longer than 3 digits' });
+
+/** A recorded ticker: the wire ticker schema, decimals in the recording syntax. */
+export const recordedTickerSchema = tickerSchema.extend({
+  last: recordingDecimal,
+  best_bid: recordingDecimal,
+  best_ask: recordingDecimal,
+  high_24h: recordingDecimal,
+  low_24h: recordingDecimal,
+  volume_24h: recordingDecimal,
+  priceChangePercent: recordingDecimal,
+  base_volume: recordingDecimal,
+  markPrice: recordingDecimal.optional(),
+  indexPrice: recordingDecimal.optional(),
+});
+
 export const recordedPollSchema = z.object({
   t: z.number().int('t must be an integer (epoch ms)').nonnegative().max(Number.MAX_SAFE_INTEGER),
-  tickers: z.array(tickerSchema),
+  tickers: z.array(recordedTickerSchema),
 });
 export const metaLineSchema = z.object({ meta: z.record(z.string(), z.unknown()) });
 
@@ -212,9 +223,11 @@ export function parseRecordingLine(text: string, file: string, line: number): Pa
   }
   if (isRecordedPollShape(value)) return { kind: 'poll', poll: value };
   if (isRecord(value) && 'meta' in value && !('t' in value)) {
-    if (line !== 1) throw new BadInputError('a meta line is allowed only as the first line', lineWhere(file, line));
+    if (line !== 1)
+      throw new BadInputError('a meta line is allowed only as the first line', lineWhere(file, line));
     const r = metaLineSchema.safeParse(value);
-    if (!r.success) throw new BadInputError(`bad meta line (${describeIssue(r.error)})`, lineWhere(file, line));
+    if (!r.success)
+      throw new BadInputError(`bad meta line (${describeIssue(r.error)})`, lineWhere(file, line));
     return { kind: 'meta', meta: r.data.meta };
   }
   throw badPollLine(value, file, line);

@@ -7,12 +7,15 @@
 // anywhere else it is refused. `truncatedGzip: 'error'` refuses every early end.
 import { BadInputError, InvariantViolation } from '../../core/errors.ts';
 import type { RecordedPoll, RecordingMeta } from '../../core/market.ts';
+import { parseCommonPollLine } from './fast-line.ts';
 import { isRecordedPollShape, lineWhere, parseRecordingLine } from './format.ts';
 import { LineSplitter, TextChunkReader } from './text-chunks.ts';
 
 export interface ReadRecordingOptions {
   /** What to do when gzip data ends before its trailer. Default `accept-complete-lines`. */
   readonly truncatedGzip?: 'accept-complete-lines' | 'error';
+  /** Longest line accepted (a longer one is refused before it is assembled); default 4 Mi characters. */
+  readonly maxLineChars?: number;
   /** Told once when a truncated gzip tail was accepted; `lines` is the number of lines read. */
   readonly onTruncated?: (info: { readonly file: string; readonly lines: number }) => void;
 }
@@ -34,7 +37,7 @@ class RecordingCursor {
   meta: RecordingMeta | undefined;
   private readonly text: TextChunkReader;
   private readonly opts: ReadRecordingOptions;
-  private readonly splitter = new LineSplitter();
+  private readonly splitter: LineSplitter;
   private line = 0;
   private lastT = -1;
   private ended = false;
@@ -43,6 +46,7 @@ class RecordingCursor {
     this.path = path;
     this.text = text;
     this.opts = opts;
+    this.splitter = new LineSplitter(path, opts.maxLineChars);
   }
 
   /** The next non-empty batch of polls, or undefined at the end (the file is then closed). */
@@ -77,17 +81,22 @@ class RecordingCursor {
     for (let i = 0; i < lines.length; i++) {
       const text = lines[i] as string;
       n++;
-      // Hot path: a poll line. Anything else (meta, errors) goes through parseRecordingLine.
-      let value: unknown;
-      try {
-        value = JSON.parse(text);
-      } catch {
-        value = undefined;
+      // Hot path: a valid poll line in the common form (fast-line.ts); else JSON.parse and the
+      // general check. Anything that is not a valid poll (meta, errors) goes to parseRecordingLine.
+      let poll = parseCommonPollLine(text);
+      if (poll === undefined) {
+        let value: unknown;
+        try {
+          value = JSON.parse(text);
+        } catch {
+          value = undefined;
+        }
+        if (value !== undefined && isRecordedPollShape(value)) poll = value;
       }
-      if (value !== undefined && isRecordedPollShape(value)) {
-        if (value.t < lastT) throw this.backwards(value.t, lastT, n);
-        lastT = value.t;
-        polls.push(value);
+      if (poll !== undefined) {
+        if (poll.t < lastT) throw this.backwards(poll.t, lastT, n);
+        lastT = poll.t;
+        polls.push(poll);
         continue;
       }
       const parsed = parseRecordingLine(text, this.path, n);
@@ -105,7 +114,10 @@ class RecordingCursor {
 
   private backwards(t: number, lastT: number, n: number): BadInputError {
     this.line = n;
-    return new BadInputError(`t goes backwards (${t} after ${lastT}); polls must be in non-decreasing t`, lineWhere(this.path, n));
+    return new BadInputError(
+      `t goes backwards (${t} after ${lastT}); polls must be in non-decreasing t`,
+      lineWhere(this.path, n),
+    );
   }
 
   /** Handles the text after the last newline once the data ended. */
@@ -202,7 +214,8 @@ export async function openRecording(path: string, opts: ReadRecordingOptions = {
     }
   };
   const once = (what: string): void => {
-    if (taken) throw new BadInputError(`the polls of an opened recording can be iterated only once (${what})`, path);
+    if (taken)
+      throw new BadInputError(`the polls of an opened recording can be iterated only once (${what})`, path);
     taken = true;
   };
   const close = async (): Promise<void> => {

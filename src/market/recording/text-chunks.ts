@@ -12,8 +12,15 @@ import { StringDecoder } from 'node:string_decoder';
 import { createGunzip, type Gunzip } from 'node:zlib';
 import { BadInputError } from '../../core/errors.ts';
 
-/** Bytes per file read. Inflated output per read is bounded by this times the compression ratio. */
+/** Bytes per read of a plain file. */
 const READ_BYTES = 256 * 1024;
+/**
+ * Bytes per read of a gzip file. Everything one read inflates to is held at once, and deflate can
+ * expand ~1000×, so this bounds memory against a gzip bomb at ~16 MiB.
+ */
+const GZIP_READ_BYTES = 16 * 1024;
+/** Size of the text chunks zlib hands out. */
+const INFLATE_CHUNK_BYTES = 64 * 1024;
 
 /** How a text stream ended. `truncated`: the gzip data stopped before its end (no trailer). */
 export type StreamEnd = 'complete' | 'truncated';
@@ -48,7 +55,7 @@ export class TextChunkReader {
     this.fh = fh;
     this.gzip = gzip;
     if (gzip) {
-      const g = createGunzip({ chunkSize: READ_BYTES });
+      const g = createGunzip({ chunkSize: INFLATE_CHUNK_BYTES });
       g.setEncoding('utf8');
       g.on('data', (s: string) => this.queue.push(s));
       g.on('end', () => this.finish());
@@ -117,7 +124,7 @@ export class TextChunkReader {
     }
     let bytesRead: number;
     try {
-      ({ bytesRead } = await this.fh.read(this.buf, 0, READ_BYTES, null));
+      ({ bytesRead } = await this.fh.read(this.buf, 0, this.gzip ? GZIP_READ_BYTES : READ_BYTES, null));
     } catch (e) {
       this.failure = e as Error;
       this.finish();
@@ -179,28 +186,70 @@ export class TextChunkReader {
   }
 }
 
-/** Splits text chunks into lines (without the `\n`; a trailing `\r` removed), carrying partial lines. */
+/** Longest line accepted by default: far above any real poll line (a few hundred KiB at most). */
+export const DEFAULT_MAX_LINE_CHARS = 4 * 1024 * 1024;
+
+/**
+ * Splits text chunks into lines (without the `\n`; a trailing `\r` removed), carrying partial lines
+ * across chunks. Linear in the text: a long line is collected in parts, never rescanned. A line longer
+ * than `maxLineChars` is refused with a BadInputError naming `file:line` before it is assembled.
+ */
 export class LineSplitter {
-  private rest = '';
+  private readonly file: string;
+  private readonly maxLineChars: number;
+  /** The parts of the current, unfinished line. */
+  private parts: string[] = [];
+  private partsLength = 0;
+  /** Lines completed so far. */
+  private count = 0;
+
+  constructor(file: string, maxLineChars = DEFAULT_MAX_LINE_CHARS) {
+    this.file = file;
+    this.maxLineChars = maxLineChars;
+  }
 
   /** The complete lines of `chunk` (with what was carried from earlier chunks). */
   push(chunk: string): string[] {
-    const text = this.rest.length > 0 ? this.rest + chunk : chunk;
     const lines: string[] = [];
     let start = 0;
     for (;;) {
-      const nl = text.indexOf('\n', start);
+      const nl = chunk.indexOf('\n', start);
       if (nl === -1) break;
-      const end = nl > start && text.charCodeAt(nl - 1) === 13 ? nl - 1 : nl;
-      lines.push(text.slice(start, end));
+      let line = chunk.slice(start, nl);
+      if (this.partsLength > 0) {
+        this.checkLength(this.partsLength + line.length);
+        this.parts.push(line);
+        line = this.parts.join('');
+        this.parts = [];
+        this.partsLength = 0;
+      } else if (line.length > this.maxLineChars) {
+        this.checkLength(line.length);
+      }
+      lines.push(line.length > 0 && line.charCodeAt(line.length - 1) === 13 ? line.slice(0, -1) : line);
+      this.count++;
       start = nl + 1;
     }
-    this.rest = start === 0 ? text : text.slice(start);
+    if (start < chunk.length) {
+      const rest = chunk.slice(start);
+      this.checkLength(this.partsLength + rest.length);
+      this.parts.push(rest);
+      this.partsLength += rest.length;
+    }
     return lines;
   }
 
   /** The text after the last newline: a final line without its `\n`, or '' when the text ended on one. */
   get pending(): string {
-    return this.rest;
+    if (this.parts.length > 1) this.parts = [this.parts.join('')];
+    return this.parts[0] ?? '';
+  }
+
+  private checkLength(n: number): void {
+    if (n > this.maxLineChars) {
+      throw new BadInputError(
+        `line longer than ${this.maxLineChars} characters`,
+        `${this.file}:${this.count + 1}`,
+      );
+    }
   }
 }

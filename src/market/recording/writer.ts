@@ -7,7 +7,17 @@
 // existing recording continues it: its last `t` is read back, a gzip file gets a new gzip member
 // (multi-member gzip is standard and the reader decodes it), and a tail left by a killed writer is
 // repaired first (a torn plain line is dropped; a gzip member without trailer is re-encoded).
-import { closeSync, existsSync, fstatSync, ftruncateSync, openSync, readSync, renameSync, statSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  fstatSync,
+  ftruncateSync,
+  openSync,
+  readSync,
+  renameSync,
+  statSync,
+  writeSync,
+} from 'node:fs';
 import { constants as zc, createGzip, type Gzip } from 'node:zlib';
 import type { Logger } from 'pino';
 import { BadInputError, InvariantViolation, isCapibotError } from '../../core/errors.ts';
@@ -58,11 +68,15 @@ export interface RecordingWriter {
 const DEFAULT_MAX_BUFFERED = 1 << 20;
 
 /** Opens a recording for writing; see the file comment for the append and durability rules. */
-export async function openRecordingWriter(path: string, opts: RecordingWriterOptions = {}): Promise<RecordingWriter> {
+export async function openRecordingWriter(
+  path: string,
+  opts: RecordingWriterOptions = {},
+): Promise<RecordingWriter> {
   const gzip = opts.gzip ?? path.endsWith('.gz');
   const mode = opts.mode ?? 'append';
   const exists = existsSync(path) && statSync(path).size > 0;
-  if (exists && mode === 'create') throw new BadInputError('file exists (choose another name, or overwrite it explicitly)', path);
+  if (exists && mode === 'create')
+    throw new BadInputError('file exists (choose another name, or overwrite it explicitly)', path);
 
   let meta: RecordingMeta | undefined = opts.meta;
   let lastT: number | undefined;
@@ -74,7 +88,15 @@ export async function openRecordingWriter(path: string, opts: RecordingWriterOpt
   }
   const fd = openSync(path, appending ? 'a' : 'w');
   const w = gzip ? new GzipSink(fd, opts.gzipLevel ?? 9) : new PlainSink(fd);
-  const writer = new Writer(path, gzip, w, meta, lastT, appending, opts.maxBufferedChars ?? DEFAULT_MAX_BUFFERED);
+  const writer = new Writer(
+    path,
+    gzip,
+    w,
+    meta,
+    lastT,
+    appending,
+    opts.maxBufferedChars ?? DEFAULT_MAX_BUFFERED,
+  );
   if (!appending && opts.meta !== undefined) writer.writeRaw(metaLineText(opts.meta));
   return writer;
 }
@@ -181,7 +203,8 @@ class Writer implements RecordingWriter {
   write(poll: RecordedPoll): void {
     if (this.closed) throw new InvariantViolation(`recording ${this.path} is closed`);
     const t = poll.t;
-    if (!Number.isSafeInteger(t) || t < 0) throw new InvariantViolation(`poll t must be a non-negative integer, got ${t}`);
+    if (!Number.isSafeInteger(t) || t < 0)
+      throw new InvariantViolation(`poll t must be a non-negative integer, got ${t}`);
     if (this.lastT !== undefined && t < this.lastT) {
       throw new InvariantViolation(`poll t ${t} is before the previous t ${this.lastT} in ${this.path}`);
     }
@@ -243,7 +266,10 @@ async function prepareAppend(path: string, gzip: boolean, logger: Logger | undef
     throw e;
   }
   if (truncated) {
-    logger?.warn({ file: path }, 'recording: gzip tail without trailer (writer was killed); re-encoding before appending');
+    logger?.warn(
+      { file: path },
+      'recording: gzip tail without trailer (writer was killed); re-encoding before appending',
+    );
     await reencodeGzip(path);
   }
   return point;
@@ -272,7 +298,10 @@ function repairPlainTail(path: string, logger: Logger | undefined): void {
       writeAll(fd, Buffer.from('\n'), size);
       return;
     }
-    logger?.warn({ file: path, droppedBytes: size - keep }, 'recording: dropped a torn last line before appending');
+    logger?.warn(
+      { file: path, droppedBytes: size - keep },
+      'recording: dropped a torn last line before appending',
+    );
     ftruncateSync(fd, keep);
   } finally {
     closeSync(fd);
@@ -297,7 +326,11 @@ function lastLineStart(fd: number, size: number): number {
 async function reencodeGzip(path: string): Promise<void> {
   const tmp = `${path}.repair-${process.pid}`;
   const rec = await openRecording(path);
-  const out = await openRecordingWriter(tmp, { mode: 'overwrite', gzip: true, ...(rec.meta !== undefined ? { meta: rec.meta } : {}) });
+  const out = await openRecordingWriter(tmp, {
+    mode: 'overwrite',
+    gzip: true,
+    ...(rec.meta !== undefined ? { meta: rec.meta } : {}),
+  });
   for await (const batch of rec.batches) {
     for (const p of batch) out.write(p);
     await out.flush();

@@ -31,7 +31,13 @@ export function req(
   price?: string,
   orderType: OrderType = 'normal',
 ): SimOrderRequest {
-  return { clientOid, side, orderType, size: dec(size), ...(price !== undefined ? { price: dec(price) } : {}) };
+  return {
+    clientOid,
+    side,
+    orderType,
+    size: dec(size),
+    ...(price !== undefined ? { price: dec(price) } : {}),
+  };
 }
 
 export const TEST_CREDS: Credentials = { apiKey: 'k-test', secret: 's-test', passphrase: 'p-test' };
@@ -61,7 +67,11 @@ export async function raw(
   headers: Record<string, string> = {},
   body?: string,
 ): Promise<RawResponse> {
-  const r = await request(`${base}${pathAndQuery}`, { method, headers, ...(body !== undefined ? { body } : {}) });
+  const r = await request(`${base}${pathAndQuery}`, {
+    method,
+    headers,
+    ...(body !== undefined ? { body } : {}),
+  });
   const text = await r.body.text();
   let json: unknown;
   try {
@@ -77,10 +87,21 @@ export async function raw(
 export function signed(base: string, c: SignedCall): Promise<RawResponse> {
   const query = c.query ?? '';
   const body = c.body === undefined ? '' : typeof c.body === 'string' ? c.body : JSON.stringify(c.body);
-  const h = signedHeaders(c.creds ?? TEST_CREDS, { timestamp: String(c.ts), method: c.method, path: c.path, query, body });
-  return raw(base, c.method, query ? `${c.path}?${query}` : c.path, { ...h }, c.method === 'POST' ? body : undefined);
+  const h = signedHeaders(c.creds ?? TEST_CREDS, {
+    timestamp: String(c.ts),
+    method: c.method,
+    path: c.path,
+    query,
+    body,
+  });
+  return raw(
+    base,
+    c.method,
+    query ? `${c.path}?${query}` : c.path,
+    { ...h },
+    c.method === 'POST' ? body : undefined,
+  );
 }
-
 
 /** Market polls one second apart: BTC walks by `steps` (in 0.1 ticks) from 100.0 with a 0.1 spread. */
 export function polls(steps: readonly number[], t0 = 1_700_000_000_000): RecordedPoll[] {
@@ -89,7 +110,13 @@ export function polls(steps: readonly number[], t0 = 1_700_000_000_000): Recorde
     ticks += s;
     const bid = (ticks / 10).toFixed(1);
     const ask = ((ticks + 1) / 10).toFixed(1);
-    return { t: t0 + i * 1000, tickers: [ticker('cmt_btcusdt', bid, ask, bid, t0 + i * 1000 - 5), ticker('cmt_ethusdt', '2000.00', '2000.01', '2000.00')] };
+    return {
+      t: t0 + i * 1000,
+      tickers: [
+        ticker('cmt_btcusdt', bid, ask, bid, t0 + i * 1000 - 5),
+        ticker('cmt_ethusdt', '2000.00', '2000.01', '2000.00'),
+      ],
+    };
   });
 }
 
@@ -112,7 +139,9 @@ export interface Started {
 
 export const SERVER_NOW = 1_800_000_000_000;
 
-export async function startSim(setup: Partial<SimServerSetup> & { data?: readonly RecordedPoll[] } = {}): Promise<Started> {
+export async function startSim(
+  setup: Partial<SimServerSetup> & { data?: readonly RecordedPoll[] } = {},
+): Promise<Started> {
   const clock = new TestClock(SERVER_NOW);
   const { data, ...rest } = setup;
   const server = await createSimServer({

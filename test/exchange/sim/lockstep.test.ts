@@ -24,7 +24,12 @@ async function session(seed: number): Promise<string[]> {
     keep(await raw(s.url, 'GET', '/capi/v2/market/tickers'));
     keep(await post('/capi/v2/order/placeOrder', place('a', '1', '99.6')));
     keep(await post('/capi/v2/order/placeOrder', place('b', '1', undefined, '0.02')));
-    keep(await post('/capi/v2/order/batchOrders', { symbol: 'cmt_btcusdt', orderDataList: [place('c', '3', '101.5'), place('d', '2', '102.0')] }));
+    keep(
+      await post('/capi/v2/order/batchOrders', {
+        symbol: 'cmt_btcusdt',
+        orderDataList: [place('c', '3', '101.5'), place('d', '2', '102.0')],
+      }),
+    );
     for (let i = 0; i < 8; i++) {
       keep(await raw(s.url, 'GET', '/capi/v2/market/tickers'));
       keep(await get('/capi/v2/order/fills', 'symbol=cmt_btcusdt'));
@@ -90,7 +95,8 @@ describe('realtime clock', () => {
   it('maps recorded time onto the server clock × speed and catches up before each request', async () => {
     const data = polls([0, 1, 2, 3]);
     const s = await startSim({ data, clock: 'realtime', speed: 2 });
-    const bid = async () => ((await raw(s.url, 'GET', '/capi/v2/market/tickers')).json as { best_bid: string }[])[0]?.best_bid;
+    const bid = async () =>
+      ((await raw(s.url, 'GET', '/capi/v2/market/tickers')).json as { best_bid: string }[])[0]?.best_bid;
     try {
       expect(await bid()).toBe('100.0');
       s.clock.t += 499; // 998 ms of recording
@@ -99,7 +105,9 @@ describe('realtime clock', () => {
       expect(await bid()).toBe('100.1');
       s.clock.t += 10_000;
       expect(await bid()).toBe('100.6');
-      const stats = (await raw(s.url, 'GET', '/sim/v1/stats')).json as { market: { ended: boolean; time: number } };
+      const stats = (await raw(s.url, 'GET', '/sim/v1/stats')).json as {
+        market: { ended: boolean; time: number };
+      };
       expect(stats.market.ended).toBe(true);
       expect(stats.market.time).toBe(data[0]!.t + 21_000);
     } finally {

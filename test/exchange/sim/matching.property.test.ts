@@ -12,12 +12,26 @@ const SYM = 'cmt_testusdt';
 const TICK = dec('0.1');
 const STEP = dec('0.01');
 const table = new ContractTable({
-  [SYM]: { sizeStep: '0.01', priceTick: '0.1', minSize: '0.01', maxSize: '1000', makerFeeRate: '0.0002', takerFeeRate: '0.0008' },
+  [SYM]: {
+    sizeStep: '0.01',
+    priceTick: '0.1',
+    minSize: '0.01',
+    maxSize: '1000',
+    makerFeeRate: '0.0002',
+    takerFeeRate: '0.0008',
+  },
 });
 
 type Action =
   | { kind: 'market'; bidTicks: number; spreadTicks: number; dt: number }
-  | { kind: 'place'; side: OrderSide; orderType: OrderType; sizeSteps: number; priceTicks: number | null; dt: number }
+  | {
+      kind: 'place';
+      side: OrderSide;
+      orderType: OrderType;
+      sizeSteps: number;
+      priceTicks: number | null;
+      dt: number;
+    }
   | { kind: 'cancel'; pick: number; dt: number }
   | { kind: 'wait'; dt: number };
 
@@ -57,7 +71,13 @@ interface Run {
   readonly canceledAtFill: Map<string, number>;
 }
 
-type Cfg = { fillModel: FillModel; liquidity: number | null; slippageBps: number; acceptDelayMs: number; cancelDelayMs: number };
+type Cfg = {
+  fillModel: FillModel;
+  liquidity: number | null;
+  slippageBps: number;
+  acceptDelayMs: number;
+  cancelDelayMs: number;
+};
 
 function run(cfg: Cfg, actions: readonly Action[]): Run {
   const core = new MatchingCore({
@@ -75,7 +95,8 @@ function run(cfg: Cfg, actions: readonly Action[]): Run {
   const canceledAtFill = new Map<string, number>();
   const observe = (): void => {
     for (const o of core.orders()) {
-      if (o.status === 'canceled' && !canceledAtFill.has(o.orderId)) canceledAtFill.set(o.orderId, core.fills().length);
+      if (o.status === 'canceled' && !canceledAtFill.has(o.orderId))
+        canceledAtFill.set(o.orderId, core.fills().length);
     }
   };
   for (const a of actions) {
@@ -174,10 +195,18 @@ describe('matching core properties', () => {
         const value = (side: OrderSide) => sum(fills.filter((f) => f.side === side).map((f) => f.value));
         const pnl = (side: OrderSide) => sum(fills.filter((f) => f.side === side).map((f) => f.realizedPnl));
         const pos = core.position(SYM);
-        expect(pnl('close_long').eq(value('close_long').minus(value('open_long').minus(pos.long.cost)))).toBe(true);
-        expect(pnl('close_short').eq(value('open_short').minus(pos.short.cost).minus(value('close_short')))).toBe(true);
-        expect(sum(fills.filter((f) => f.side.startsWith('open')).map((f) => f.realizedPnl)).eq(0)).toBe(true);
-        expect(pos.long.realizedPnl.eq(pnl('close_long')) && pos.short.realizedPnl.eq(pnl('close_short'))).toBe(true);
+        expect(pnl('close_long').eq(value('close_long').minus(value('open_long').minus(pos.long.cost)))).toBe(
+          true,
+        );
+        expect(
+          pnl('close_short').eq(value('open_short').minus(pos.short.cost).minus(value('close_short'))),
+        ).toBe(true);
+        expect(sum(fills.filter((f) => f.side.startsWith('open')).map((f) => f.realizedPnl)).eq(0)).toBe(
+          true,
+        );
+        expect(
+          pos.long.realizedPnl.eq(pnl('close_long')) && pos.short.realizedPnl.eq(pnl('close_short')),
+        ).toBe(true);
       }),
       { numRuns: 150 },
     );
@@ -198,9 +227,19 @@ describe('matching core properties', () => {
           const size = STEP.times(openSteps);
           const closeSize = STEP.times(Math.max(1, Math.floor((openSteps * closeFrac) / 100)));
           core.applyTickers(1, [ticker(SYM, entry.toFixed(1), entry.toFixed(1))]);
-          core.place(1, SYM, { clientOid: 'o', side: long ? 'open_long' : 'open_short', orderType: 'normal', size });
+          core.place(1, SYM, {
+            clientOid: 'o',
+            side: long ? 'open_long' : 'open_short',
+            orderType: 'normal',
+            size,
+          });
           core.applyTickers(2, [ticker(SYM, exit.toFixed(1), exit.toFixed(1))]);
-          core.place(2, SYM, { clientOid: 'c', side: long ? 'close_long' : 'close_short', orderType: 'normal', size: closeSize });
+          core.place(2, SYM, {
+            clientOid: 'c',
+            side: long ? 'close_long' : 'close_short',
+            orderType: 'normal',
+            size: closeSize,
+          });
           const pnl = core.fills().at(-1)?.realizedPnl ?? ZERO;
           const expected = long ? exit.minus(entry).times(closeSize) : entry.minus(exit).times(closeSize);
           expect(pnl.eq(expected)).toBe(true);
@@ -214,7 +253,12 @@ describe('matching core properties', () => {
     fc.assert(
       fc.property(flows, ([cfg, actions]) => {
         const { core } = run(cfg, actions);
-        const postOnly = new Set(core.orders().filter((o) => o.orderType === 'postOnly').map((o) => o.orderId));
+        const postOnly = new Set(
+          core
+            .orders()
+            .filter((o) => o.orderType === 'postOnly')
+            .map((o) => o.orderId),
+        );
         for (const f of core.fills()) if (postOnly.has(f.orderId)) expect(f.liquidity).toBe('MAKER');
       }),
       { numRuns: 150 },

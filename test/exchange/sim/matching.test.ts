@@ -163,7 +163,10 @@ describe('matching core: validation (40015 like the live venue)', () => {
     const r = c.place(1002, BTC, req('dup', 'open_long', '0.01', '99.0'));
     expect(!r.ok && r.reject.code).toBe('40015');
     expect(!r.ok && r.reject.msg).toContain("client_oid 'dup'");
-    const batch = c.placeBatch(1003, BTC, [req('x', 'open_long', '0.01', '99.0'), req('x', 'open_long', '0.01', '99.0')]);
+    const batch = c.placeBatch(1003, BTC, [
+      req('x', 'open_long', '0.01', '99.0'),
+      req('x', 'open_long', '0.01', '99.0'),
+    ]);
     expect(batch.map((b) => b.ok)).toEqual([true, false]);
   });
 
@@ -183,11 +186,17 @@ describe('matching core: validation (40015 like the live venue)', () => {
 
   it('preset take-profit and stop-loss must lie on the right side of the price', () => {
     const c = core();
-    const bad = c.place(1001, BTC, { ...req('a', 'open_long', '0.01', '99.0'), presetTakeProfitPrice: dec('98.0') });
+    const bad = c.place(1001, BTC, {
+      ...req('a', 'open_long', '0.01', '99.0'),
+      presetTakeProfitPrice: dec('98.0'),
+    });
     expect(!bad.ok && bad.reject.msg).toBe(
       'INVALID_ARGUMENT: The buy long order take profit param triggerPrice must be greater than price 99. Current order open tp param trigger price is 98',
     );
-    const bad2 = c.place(1001, BTC, { ...req('b', 'open_short', '0.01', '101.0'), presetStopLossPrice: dec('100.0') });
+    const bad2 = c.place(1001, BTC, {
+      ...req('b', 'open_short', '0.01', '101.0'),
+      presetStopLossPrice: dec('100.0'),
+    });
     expect(!bad2.ok && bad2.reject.msg).toContain('sell short order stop loss');
     const good = c.place(1001, BTC, {
       ...req('c', 'open_long', '0.01', '99.0'),
@@ -230,7 +239,10 @@ describe('matching core: statuses, cancels, time', () => {
     expect(c.cancel(1002, { symbol: 'cmt_ethusdt', orderId: o.orderId }).ok).toBe(false);
     const r = c.cancel(1002, { clientOid: 'a' });
     expect(r.ok && r.order.status).toBe('canceled');
-    expect(c.cancel(1003, { orderId: o.orderId })).toEqual({ ok: false, reject: { code: '50005', msg: 'Order does not exist' } });
+    expect(c.cancel(1003, { orderId: o.orderId })).toEqual({
+      ok: false,
+      reject: { code: '50005', msg: 'Order does not exist' },
+    });
     expect(c.cancel(1003, { orderId: '1' }).ok).toBe(false);
     c.applyTickers(2000, [ticker(BTC, '90.0', '90.1')]);
     expect(c.fills()).toHaveLength(0);

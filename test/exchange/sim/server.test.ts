@@ -13,7 +13,10 @@ import {
   tickersSchema,
   timeSchema,
 } from '../../../src/exchange/weex/schemas.ts';
+import type { SimStatsSnapshot } from '../../../src/exchange/sim/stats.ts';
 import { signedHeaders } from '../../../src/exchange/weex/signer.ts';
+
+type Stats = SimStatsSnapshot & { market: unknown };
 import { polls, raw, SERVER_NOW, signed, startSim, TEST_CREDS, type Started } from './helpers.ts';
 
 const P = {
@@ -45,8 +48,10 @@ function envelope(r: { status: number; json: unknown }, code: string, status = 4
 }
 
 let sim: Started;
-const post = (path: string, body: unknown, ts = SERVER_NOW) => signed(sim.url, { method: 'POST', path, body, ts });
-const get = (path: string, query = '', ts = SERVER_NOW) => signed(sim.url, { method: 'GET', path, query, ts });
+const post = (path: string, body: unknown, ts = SERVER_NOW) =>
+  signed(sim.url, { method: 'POST', path, body, ts });
+const get = (path: string, query = '', ts = SERVER_NOW) =>
+  signed(sim.url, { method: 'GET', path, query, ts });
 
 beforeAll(async () => {
   sim = await startSim({ data: polls([0, -5, -10, 0, 20]), limits: { orderRequestsPerSecond: 1000 } });
@@ -58,12 +63,18 @@ afterAll(async () => {
 describe('success shapes', () => {
   it('market endpoints are public and answer bare bodies', async () => {
     const t = await raw(sim.url, 'GET', P.time);
-    expect(timeSchema.parse(t.json)).toEqual({ epoch: '1800000000.000', iso: '2027-01-15T08:00:00.000Z', timestamp: SERVER_NOW });
+    expect(timeSchema.parse(t.json)).toEqual({
+      epoch: '1800000000.000',
+      iso: '2027-01-15T08:00:00.000Z',
+      timestamp: SERVER_NOW,
+    });
     const tk = await raw(sim.url, 'GET', P.tickers);
     expect(tickersSchema.parse(tk.json)[0]?.symbol).toBe('cmt_btcusdt');
     const c = await raw(sim.url, 'GET', `${P.contracts}?symbol=cmt_btcusdt`);
     expect(contractsSchema.parse(c.json)).toHaveLength(1);
-    expect(c.json).toMatchObject([{ symbol: 'cmt_btcusdt', size_increment: '4', tick_size: '1', priceEndStep: 1 }]);
+    expect(c.json).toMatchObject([
+      { symbol: 'cmt_btcusdt', size_increment: '4', tick_size: '1', priceEndStep: 1 },
+    ]);
     envelope(await raw(sim.url, 'GET', `${P.contracts}?symbol=cmt_nope`), '40020');
   });
 
@@ -101,7 +112,12 @@ describe('success shapes', () => {
     const placed = placeOrderReplySchema.parse((await post(P.place, limitBuy('c-1'))).json);
     const r = await post(P.cancel, { symbol: 'cmt_btcusdt', orderId: placed.order_id });
     expect(r.status).toBe(200);
-    expect(cancelOrderReplySchema.parse(r.json)).toEqual({ order_id: placed.order_id, client_oid: 'c-1', result: true, err_msg: null });
+    expect(cancelOrderReplySchema.parse(r.json)).toEqual({
+      order_id: placed.order_id,
+      client_oid: 'c-1',
+      result: true,
+      err_msg: null,
+    });
     envelope(await post(P.cancel, { symbol: 'cmt_btcusdt', orderId: placed.order_id }), '50005');
     envelope(await post(P.cancel, { symbol: 'cmt_btcusdt', clientOid: 'never-placed' }), '50005');
     envelope(await post(P.cancel, { symbol: 'cmt_btcusdt' }), '40019');
@@ -118,10 +134,30 @@ describe('success shapes', () => {
     const f = page.list.find((x) => x.orderId === placed.order_id);
     expect(f).toBeDefined();
     expect(Object.keys((parseLosslessJson(r.text) as { list: object[] }).list[0] ?? {})).toEqual([
-      'tradeId', 'orderId', 'symbol', 'marginMode', 'separatedMode', 'positionSide', 'orderSide', 'fillSize', 'fillValue',
-      'fillFee', 'liquidateFee', 'realizePnl', 'direction', 'liquidateType', 'legacyOrdeDirection', 'createdTime',
+      'tradeId',
+      'orderId',
+      'symbol',
+      'marginMode',
+      'separatedMode',
+      'positionSide',
+      'orderSide',
+      'fillSize',
+      'fillValue',
+      'fillFee',
+      'liquidateFee',
+      'realizePnl',
+      'direction',
+      'liquidateType',
+      'legacyOrdeDirection',
+      'createdTime',
     ]);
-    expect(f).toMatchObject({ symbol: 'cmt_btcusdt', positionSide: 'LONG', orderSide: 'BUY', direction: 'OPEN_LONG', fillSize: '0.002' });
+    expect(f).toMatchObject({
+      symbol: 'cmt_btcusdt',
+      positionSide: 'LONG',
+      orderSide: 'BUY',
+      direction: 'OPEN_LONG',
+      fillSize: '0.002',
+    });
     expect(page.totals).toBeGreaterThanOrEqual(1);
     expect(page.nextFlag).toBe(false);
     envelope(await get(P.fills, 'limit=101'), '40020');
@@ -135,11 +171,32 @@ describe('success shapes', () => {
     expect(rows.length).toBeGreaterThan(3);
     const first = (r.json as Record<string, unknown>[])[0] ?? {};
     expect(Object.keys(first)).toEqual([
-      'symbol', 'size', 'client_oid', 'createTime', 'filled_qty', 'fee', 'order_id', 'price', 'price_avg', 'status', 'type',
-      'order_type', 'totalProfits', 'contracts', 'filledQtyContracts', 'presetTakeProfitPrice', 'presetStopLossPrice',
+      'symbol',
+      'size',
+      'client_oid',
+      'createTime',
+      'filled_qty',
+      'fee',
+      'order_id',
+      'price',
+      'price_avg',
+      'status',
+      'type',
+      'order_type',
+      'totalProfits',
+      'contracts',
+      'filledQtyContracts',
+      'presetTakeProfitPrice',
+      'presetStopLossPrice',
     ]);
     const market = (r.json as Record<string, unknown>[]).find((x) => x['client_oid'] === 'f-1');
-    expect(market).toMatchObject({ price: '0.0', order_type: 'ioc', status: 'filled', size: '0.002000', contracts: 2000 });
+    expect(market).toMatchObject({
+      price: '0.0',
+      order_type: 'ioc',
+      status: 'filled',
+      size: '0.002000',
+      contracts: 2000,
+    });
     const canceled = (r.json as Record<string, unknown>[]).find((x) => x['client_oid'] === 'c-1');
     expect(canceled).toMatchObject({ status: 'canceled', price: '90.0', price_avg: '0' });
     expect((await get(P.history, 'pageSize=1')).json).toHaveLength(1);
@@ -161,7 +218,14 @@ describe('success shapes', () => {
 });
 
 describe('error codes', () => {
-  const base = () => signedHeaders(TEST_CREDS, { timestamp: String(SERVER_NOW), method: 'GET', path: P.history, query: '', body: '' });
+  const base = () =>
+    signedHeaders(TEST_CREDS, {
+      timestamp: String(SERVER_NOW),
+      method: 'GET',
+      path: P.history,
+      query: '',
+      body: '',
+    });
   const without = (name: string) => Object.fromEntries(Object.entries(base()).filter(([k]) => k !== name));
 
   it('missing headers: 40001 key, 40002 sign, 40003 timestamp, 40011 passphrase', async () => {
@@ -170,12 +234,20 @@ describe('error codes', () => {
     envelope(await raw(sim.url, 'GET', P.history, without('ACCESS-TIMESTAMP')), '40003');
     envelope(await raw(sim.url, 'GET', P.history, without('ACCESS-PASSPHRASE')), '40011');
     const r = await raw(sim.url, 'GET', P.history, without('ACCESS-KEY'));
-    expect(r.json).toEqual({ code: '40001', msg: 'Header "ACCESS_KEY" is required', requestTime: SERVER_NOW, data: null });
+    expect(r.json).toEqual({
+      code: '40001',
+      msg: 'Header "ACCESS_KEY" is required',
+      requestTime: SERVER_NOW,
+      data: null,
+    });
   });
 
   it('timestamps: 40005 not 13 digits, 40008 outside ±30 s (both directions)', async () => {
     envelope(await get(P.history, '', Math.floor(SERVER_NOW / 1000)), '40005');
-    envelope(await raw(sim.url, 'GET', P.history, { ...base(), 'ACCESS-TIMESTAMP': '17000000000x0' }), '40005');
+    envelope(
+      await raw(sim.url, 'GET', P.history, { ...base(), 'ACCESS-TIMESTAMP': '17000000000x0' }),
+      '40005',
+    );
     envelope(await get(P.history, '', SERVER_NOW - 30_001), '40008');
     envelope(await get(P.history, '', SERVER_NOW + 30_001), '40008');
     expect((await get(P.history, '', SERVER_NOW - 30_000)).status).toBe(200);
@@ -183,18 +255,59 @@ describe('error codes', () => {
   });
 
   it('40006 wrong key, 40012 wrong passphrase, 40009 wrong signature', async () => {
-    envelope(await signed(sim.url, { method: 'GET', path: P.history, ts: SERVER_NOW, creds: { ...TEST_CREDS, apiKey: 'other' } }), '40006');
-    envelope(await signed(sim.url, { method: 'GET', path: P.history, ts: SERVER_NOW, creds: { ...TEST_CREDS, passphrase: 'other' } }), '40012');
-    envelope(await signed(sim.url, { method: 'GET', path: P.history, ts: SERVER_NOW, creds: { ...TEST_CREDS, secret: 'other' } }), '40009');
-    const r = await signed(sim.url, { method: 'GET', path: P.history, ts: SERVER_NOW, creds: { ...TEST_CREDS, secret: 'other' } });
+    envelope(
+      await signed(sim.url, {
+        method: 'GET',
+        path: P.history,
+        ts: SERVER_NOW,
+        creds: { ...TEST_CREDS, apiKey: 'other' },
+      }),
+      '40006',
+    );
+    envelope(
+      await signed(sim.url, {
+        method: 'GET',
+        path: P.history,
+        ts: SERVER_NOW,
+        creds: { ...TEST_CREDS, passphrase: 'other' },
+      }),
+      '40012',
+    );
+    envelope(
+      await signed(sim.url, {
+        method: 'GET',
+        path: P.history,
+        ts: SERVER_NOW,
+        creds: { ...TEST_CREDS, secret: 'other' },
+      }),
+      '40009',
+    );
+    const r = await signed(sim.url, {
+      method: 'GET',
+      path: P.history,
+      ts: SERVER_NOW,
+      creds: { ...TEST_CREDS, secret: 'other' },
+    });
     expect((r.json as { msg: string }).msg).toBe('API verification failed');
   });
 
   it('40007 wrong content type on POST', async () => {
     const body = JSON.stringify(limitBuy('ct-1'));
-    const h = signedHeaders(TEST_CREDS, { timestamp: String(SERVER_NOW), method: 'POST', path: P.place, query: '', body });
+    const h = signedHeaders(TEST_CREDS, {
+      timestamp: String(SERVER_NOW),
+      method: 'POST',
+      path: P.place,
+      query: '',
+      body,
+    });
     envelope(await raw(sim.url, 'POST', P.place, { ...h, 'Content-Type': 'text/plain' }, body), '40007');
-    const ok = await raw(sim.url, 'POST', P.place, { ...h, 'Content-Type': 'application/json; charset=utf-8' }, body);
+    const ok = await raw(
+      sim.url,
+      'POST',
+      P.place,
+      { ...h, 'Content-Type': 'application/json; charset=utf-8' },
+      body,
+    );
     expect(ok.status).toBe(200);
   });
 
@@ -213,7 +326,12 @@ describe('error codes', () => {
     envelope(await post(P.place, { ...limitBuy('e-4'), type: '9' }), '40020');
     envelope(await post(P.place, { ...limitBuy('e-5'), client_oid: 'has space' }), '40020');
     const r = await post(P.place, { ...limitBuy('e-6'), symbol: 'cmt_nopeusdt' });
-    expect(r.json).toEqual({ code: '40020', msg: 'Parameter symbol is invalid', requestTime: SERVER_NOW, data: null });
+    expect(r.json).toEqual({
+      code: '40020',
+      msg: 'Parameter symbol is invalid',
+      requestTime: SERVER_NOW,
+      data: null,
+    });
   });
 
   it('40015 business rejections: step size, duplicate client_oid', async () => {
@@ -229,7 +347,12 @@ describe('error codes', () => {
   it('unknown paths: 404 with a Spring-style body; wrong method: 405', async () => {
     const r = await raw(sim.url, 'GET', '/capi/v2/order/plan_orders');
     expect(r.status).toBe(404);
-    expect(r.json).toEqual({ timestamp: '2027-01-15T08:00:00.000Z', status: 404, error: 'Not Found', path: '/capi/v2/order/plan_orders' });
+    expect(r.json).toEqual({
+      timestamp: '2027-01-15T08:00:00.000Z',
+      status: 404,
+      error: 'Not Found',
+      path: '/capi/v2/order/plan_orders',
+    });
     expect((await raw(sim.url, 'POST', P.tickers, {}, '')).status).toBe(405);
   });
 });
@@ -246,10 +369,10 @@ describe('weights', () => {
       expect((await raw(s.url, 'GET', P.time)).status).toBe(200); // 81: still fits
       s.clock.t += 10_001;
       expect((await raw(s.url, 'GET', P.tickers)).status).toBe(200);
-      const stats = (await raw(s.url, 'GET', '/sim/v1/stats')).json as Record<string, any>;
-      expect(stats['rateLimited']).toEqual({ total: 1, byScope: { ip: 1, uid: 0, orderRate: 0 } });
-      expect(stats['weightUsed']).toEqual({ ip: 121, uid: 0 });
-      expect(stats['responses429']).toBe(1);
+      const stats = (await raw(s.url, 'GET', '/sim/v1/stats')).json as Stats;
+      expect(stats.rateLimited).toEqual({ total: 1, byScope: { ip: 1, uid: 0, orderRate: 0 } });
+      expect(stats.weightUsed).toEqual({ ip: 121, uid: 0 });
+      expect(stats.responses429).toBe(1);
     } finally {
       await s.server.close();
     }
@@ -270,15 +393,22 @@ describe('weights', () => {
     try {
       const codes: number[] = [];
       for (let i = 0; i < 11; i++) {
-        const r = await signed(o.url, { method: 'POST', path: P.place, body: limitBuy(`r-${i}`), ts: SERVER_NOW });
+        const r = await signed(o.url, {
+          method: 'POST',
+          path: P.place,
+          body: limitBuy(`r-${i}`),
+          ts: SERVER_NOW,
+        });
         codes.push(r.status);
       }
       expect(codes).toEqual([...Array<number>(10).fill(200), 429]);
       o.clock.t += 1000;
-      expect((await signed(o.url, { method: 'POST', path: P.place, body: limitBuy('r-x'), ts: o.clock.t })).status).toBe(200);
-      const stats = (await raw(o.url, 'GET', '/sim/v1/stats')).json as Record<string, any>;
-      expect(stats['rateLimited']['byScope']['orderRate']).toBe(1);
-      expect(stats['requests']['byEndpoint']['placeOrder']).toBe(12);
+      expect(
+        (await signed(o.url, { method: 'POST', path: P.place, body: limitBuy('r-x'), ts: o.clock.t })).status,
+      ).toBe(200);
+      const stats = (await raw(o.url, 'GET', '/sim/v1/stats')).json as Stats;
+      expect(stats.rateLimited.byScope.orderRate).toBe(1);
+      expect(stats.requests.byEndpoint['placeOrder']).toBe(12);
     } finally {
       await o.server.close();
     }
@@ -293,10 +423,10 @@ describe('inspection API', () => {
     const fills = (await raw(sim.url, 'GET', '/sim/v1/fills')).json as Record<string, unknown>[];
     expect(fills.length).toBeGreaterThan(0);
     expect(typeof fills[0]?.['tradeId']).toBe('string');
-    const stats = (await raw(sim.url, 'GET', '/sim/v1/stats')).json as Record<string, any>;
-    expect(stats['requests']['byEndpoint']['placeOrder']).toBeGreaterThan(0);
-    expect(stats['errors']['byCode']['40009']).toBeGreaterThan(0);
-    expect(stats['market']).toMatchObject({ mode: 'lockstep' });
+    const stats = (await raw(sim.url, 'GET', '/sim/v1/stats')).json as Stats;
+    expect(stats.requests.byEndpoint['placeOrder']).toBeGreaterThan(0);
+    expect(stats.errors.byCode['40009']).toBeGreaterThan(0);
+    expect(stats.market).toMatchObject({ mode: 'lockstep' });
     expect((await raw(sim.url, 'GET', '/sim/v1/nope')).status).toBe(404);
   });
 });

@@ -8,7 +8,9 @@ import { raw, SERVER_NOW, startSim, TEST_CREDS, type Started } from './helpers.t
 let sim: Started;
 beforeAll(async () => {
   // Generous limits: the property sends many requests at one server instant.
-  sim = await startSim({ limits: { ipWeightPerWindow: 1e6, uidWeightPerWindow: 1e6, orderRequestsPerSecond: 1e6 } });
+  sim = await startSim({
+    limits: { ipWeightPerWindow: 1e6, uidWeightPerWindow: 1e6, orderRequestsPerSecond: 1e6 },
+  });
 });
 afterAll(async () => {
   await sim.server.close();
@@ -37,7 +39,15 @@ const cases: readonly Case[] = [
     method: 'POST',
     path: '/capi/v2/order/placeOrder',
     query: '',
-    body: JSON.stringify({ symbol: 'cmt_btcusdt', client_oid: 'sig', size: '0.01', type: '1', order_type: '0', match_price: '0', price: '50.0' }),
+    body: JSON.stringify({
+      symbol: 'cmt_btcusdt',
+      client_oid: 'sig',
+      size: '0.01',
+      type: '1',
+      order_type: '0',
+      match_price: '0',
+      price: '50.0',
+    }),
   },
 ];
 
@@ -46,13 +56,36 @@ function replaceAt(s: string, i: number, c: string): string {
 }
 
 async function send(c: Case, ts: string, sentQuery: string, sentBody: string, signedTs = ts) {
-  const h = signedHeaders(TEST_CREDS, { timestamp: signedTs, method: c.method, path: c.path, query: c.query, body: c.body });
+  const h = signedHeaders(TEST_CREDS, {
+    timestamp: signedTs,
+    method: c.method,
+    path: c.path,
+    query: c.query,
+    body: c.body,
+  });
   const headers = { ...h, 'ACCESS-TIMESTAMP': ts };
-  return raw(sim.url, c.method, sentQuery ? `${c.path}?${sentQuery}` : c.path, headers, c.method === 'POST' ? sentBody : undefined);
+  return raw(
+    sim.url,
+    c.method,
+    sentQuery ? `${c.path}?${sentQuery}` : c.path,
+    headers,
+    c.method === 'POST' ? sentBody : undefined,
+  );
 }
 
 const code = (r: { json: unknown }): string | undefined => (r.json as { code?: string } | undefined)?.code;
-const AUTH_CODES = new Set(['40001', '40002', '40003', '40005', '40006', '40007', '40008', '40009', '40011', '40012']);
+const AUTH_CODES = new Set([
+  '40001',
+  '40002',
+  '40003',
+  '40005',
+  '40006',
+  '40007',
+  '40008',
+  '40009',
+  '40011',
+  '40012',
+]);
 
 describe('signatures', () => {
   it('an untampered request passes authentication', async () => {
@@ -64,23 +97,23 @@ describe('signatures', () => {
 
   it('tampering one byte of the query or body gives 40009', async () => {
     await fc.assert(
-      fc.asyncProperty(
-        fc.constantFrom(...cases),
-        fc.nat(),
-        fc.nat(),
-        async (c, pos, pick) => {
-          const part = c.method === 'GET' ? 'query' : 'body';
-          const text = part === 'query' ? c.query : c.body;
-          const i = pos % text.length;
-          const alphabet = part === 'query' ? QUERY_CHARS : BODY_CHARS;
-          const ch = alphabet[pick % alphabet.length] ?? 'x';
-          fc.pre(text[i] !== ch);
-          const tampered = replaceAt(text, i, ch);
-          const r = await send(c, String(SERVER_NOW), part === 'query' ? tampered : c.query, part === 'body' ? tampered : c.body);
-          expect(r.status).toBe(400);
-          expect(code(r)).toBe('40009');
-        },
-      ),
+      fc.asyncProperty(fc.constantFrom(...cases), fc.nat(), fc.nat(), async (c, pos, pick) => {
+        const part = c.method === 'GET' ? 'query' : 'body';
+        const text = part === 'query' ? c.query : c.body;
+        const i = pos % text.length;
+        const alphabet = part === 'query' ? QUERY_CHARS : BODY_CHARS;
+        const ch = alphabet[pick % alphabet.length] ?? 'x';
+        fc.pre(text[i] !== ch);
+        const tampered = replaceAt(text, i, ch);
+        const r = await send(
+          c,
+          String(SERVER_NOW),
+          part === 'query' ? tampered : c.query,
+          part === 'body' ? tampered : c.body,
+        );
+        expect(r.status).toBe(400);
+        expect(code(r)).toBe('40009');
+      }),
       { numRuns: 80 },
     );
   });
@@ -108,7 +141,13 @@ describe('signatures', () => {
 
   it('a signature over a different path or method is refused', async () => {
     const c = cases[0]!;
-    const h = signedHeaders(TEST_CREDS, { timestamp: String(SERVER_NOW), method: 'GET', path: '/capi/v2/order/history', query: c.query, body: '' });
+    const h = signedHeaders(TEST_CREDS, {
+      timestamp: String(SERVER_NOW),
+      method: 'GET',
+      path: '/capi/v2/order/history',
+      query: c.query,
+      body: '',
+    });
     const r = await raw(sim.url, 'GET', `${c.path}?${c.query}`, { ...h });
     expect(code(r)).toBe('40009');
   });

@@ -1,0 +1,19 @@
+// The intent journal's text: what a strategy asked for, decimals as plain decimal strings (never
+// exponent notation), so the journal reads the same in every run.
+import { decToString } from '../core/decimal.ts';
+import type { Intent } from '../core/intents.ts';
+
+/** The journal's text of an intent: decimals as plain decimal strings (never exponent notation). */
+export function intentJson(intent: Intent): string {
+  switch (intent.kind) {
+    case 'place':
+      return JSON.stringify({
+        ...intent,
+        size: decToString(intent.size),
+        ...(intent.price !== undefined ? { price: decToString(intent.price) } : {}),
+      });
+    case 'cancel':
+    case 'cancelAll':
+      return JSON.stringify(intent);
+  }
+}

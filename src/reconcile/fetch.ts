@@ -1,0 +1,129 @@
+// The reads of one reconciliation round, each request through the weight budget (`ReadThrough`, the
+// executor's read lane: cancels > reads > placements, retried on 429 and transport failures). They
+// only fetch: nothing here touches the store, so a round that fails half-way leaves no trace and the
+// next one starts from the same committed cursors.
+import type { Logger } from 'pino';
+import type { EndpointId } from '../core/endpoints.ts';
+import type { SymbolId } from '../core/ids.ts';
+import type { Order } from '../core/orders.ts';
+import type { FillReport, OrderReport, PlanReport } from '../core/reports.ts';
+import type { ExchangePort } from '../exchange/port.ts';
+import {
+  afterFillsPage,
+  beginFillsPoll,
+  fillsQuery,
+  type FillsCursor,
+  type FillsPagingConfig,
+} from './fills-paging.ts';
+import {
+  combinedCoverage,
+  historyCoverage,
+  historyQueries,
+  type HistoryWindowConfig,
+} from './history-window.ts';
+import { nextPlanPage, planHistoryQueries, type PlanCursor, type PlanWindowConfig } from './plan-history-window.ts';
+
+/** Runs one read request through the weight budget (e.g. `engine.executor.read`). */
+export type ReadThrough = <T>(endpoint: EndpointId, run: () => Promise<T>) => Promise<T>;
+
+/** A read straight to the port, outside any budget (last reconciliation after the executor stopped). */
+export const directRead: ReadThrough = (_endpoint, run) => run();
+
+export type ReconcilePort = Pick<ExchangePort, 'fills' | 'history' | 'planHistory'>;
+
+export interface FetchedFills {
+  readonly fills: readonly FillReport[];
+  /** The cursor to commit with these fills (never before them). */
+  readonly cursor: FillsCursor;
+  readonly pages: number;
+}
+
+/**
+ * Reads the fills of one poll: from the cursor (newest seen − overlap), or, with no cursor yet, far
+ * enough back to cover `oldestOpenAt` (the creation of the oldest non-terminal local order: after a
+ * crash its fills must be found) — then pages back while `nextFlag` says more.
+ */
+export async function fetchFills(
+  read: ReadThrough,
+  port: ReconcilePort,
+  cursor: FillsCursor,
+  cfg: FillsPagingConfig,
+  now: number,
+  oldestOpenAt: number | undefined,
+  log: Logger,
+): Promise<FetchedFills> {
+  const lookback =
+    oldestOpenAt !== undefined ? Math.max(cfg.initialLookbackMs, now - oldestOpenAt + cfg.overlapMs) : cfg.initialLookbackMs;
+  const pollCfg: FillsPagingConfig = { ...cfg, initialLookbackMs: lookback };
+  let paging = beginFillsPoll(cursor, pollCfg, now);
+  const fills: FillReport[] = [];
+  let pages = 0;
+  for (;;) {
+    const q = fillsQuery(paging, pollCfg);
+    const page = await read('fills', () => port.fills(q));
+    pages++;
+    fills.push(...page.fills);
+    const step = afterFillsPage(paging, page, cursor, pollCfg);
+    if (step.warning !== undefined) log.warn({ query: q }, step.warning);
+    if (step.kind === 'done') return { fills, cursor: step.cursor, pages };
+    paging = step.paging;
+  }
+}
+
+export interface FetchedHistory {
+  readonly reports: readonly OrderReport[];
+  /** For the kernel's `historyCoversSince`: from when the rows are known to be complete. */
+  readonly coversSince: number;
+}
+
+/**
+ * One history query per symbol (configured symbols and those of non-terminal orders), each reaching
+ * back to the oldest non-terminal order of its symbol.
+ */
+export async function fetchHistory(
+  read: ReadThrough,
+  port: ReconcilePort,
+  openOrders: readonly Order[],
+  symbols: readonly SymbolId[],
+  cfg: HistoryWindowConfig,
+  now: number,
+): Promise<FetchedHistory> {
+  const queries = historyQueries(openOrders, symbols, cfg, now);
+  const reports: OrderReport[] = [];
+  const coverages: number[] = [];
+  for (const q of queries) {
+    const rows = await read('history', () => port.history(q));
+    reports.push(...rows);
+    coverages.push(historyCoverage(q, rows.length, now));
+  }
+  return { reports, coversSince: combinedCoverage(coverages, now) };
+}
+
+export interface FetchedPlans {
+  readonly plans: readonly PlanReport[];
+  readonly cursor: PlanCursor;
+}
+
+/** Walks each symbol's plan-order history forward from its cursor, paging inside each window. */
+export async function fetchPlans(
+  read: ReadThrough,
+  port: ReconcilePort,
+  symbols: readonly SymbolId[],
+  cursor: PlanCursor,
+  cfg: PlanWindowConfig,
+  now: number,
+  maxPagesPerQuery = 10,
+): Promise<FetchedPlans> {
+  const plan = planHistoryQueries(symbols, cursor, cfg, now);
+  const plans: PlanReport[] = [];
+  for (const first of plan.queries) {
+    let q: typeof first | undefined = first;
+    for (let pages = 0; q !== undefined && pages < maxPagesPerQuery; pages++) {
+      const query: typeof first = q;
+      const page = await read('historyPlan', () => port.planHistory(query));
+      plans.push(...page.plans);
+      q = nextPlanPage(query, page);
+    }
+  }
+  return { plans, cursor: plan.cursorAfter };
+}

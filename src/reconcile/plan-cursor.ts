@@ -1,0 +1,23 @@
+// The plan-history cursor as stored in the meta table: `{ "<symbol>": <end of the last window read> }`.
+// Unreadable text gives an empty cursor: the next poll starts from the initial lookback again, which
+// only costs duplicates (plan orders are recorded by order id).
+import { z } from 'zod';
+import type { PlanCursor } from './plan-history-window.ts';
+
+const planCursorSchema = z.record(z.string(), z.number().int().nonnegative());
+
+export function decodePlanCursor(text: string | undefined): PlanCursor {
+  if (text === undefined) return {};
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    return {};
+  }
+  const parsed = planCursorSchema.safeParse(raw);
+  return parsed.success ? parsed.data : {};
+}
+
+export function encodePlanCursor(c: PlanCursor): string {
+  return JSON.stringify(c);
+}

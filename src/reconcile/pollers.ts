@@ -1,0 +1,331 @@
+// The reconciliation pollers: fills, order history and plan-order history, each read through the
+// weight budget on injected timers (wall time live, virtual time in tests and backtests).
+//
+//   fills loop    every fills interval:   fills pages from the cursor        ─┐
+//   history loop  every history interval: history rows per symbol            ─┼─► kernel ─► one commit ─► engine
+//   reconcileOnce (recovery, shutdown):    fills + history in one round      ─┘
+//   plan loop     every plan interval:     historyPlan windows ─► recorded (and shown), never acted on
+//
+// Rules:
+// - Rounds never overlap (one at a time, in call order), so each kernel run sees the store as the
+//   previous round left it and commits cursors together with what they cover.
+// - Intervals adapt (poll-interval.ts): fast while an order is in flight or unknown, normal while orders
+//   rest, idle when nothing happened for a while. `nudge()` (an order was just created or became
+//   unknown) pulls the next round forward to the fast interval.
+// - A round that fails (after the read lane's own retries) changes nothing; the loop tries again at
+//   its next interval. `status()` tells /ready how fresh the picture is.
+import type { Logger } from 'pino';
+import type { Clock } from '../core/clock.ts';
+import type { StrategyId, SymbolId } from '../core/ids.ts';
+import type { PlanReport } from '../core/reports.ts';
+import type { CancelTimer, Timers } from '../execution/timers.ts';
+import type { OrderStore } from '../store/port.ts';
+import { fetchFills, fetchHistory, fetchPlans, type ReadThrough, type ReconcilePort } from './fetch.ts';
+import { decodeFillsCursor, encodeFillsCursor, type FillsPagingConfig } from './fills-paging.ts';
+import type { HistoryWindowConfig } from './history-window.ts';
+import { decodePlanCursor, encodePlanCursor } from './plan-cursor.ts';
+import type { PlanWindowConfig } from './plan-history-window.ts';
+import { activityOf, pollInterval, type PollIntervals } from './poll-interval.ts';
+import { logWarnings, runRound, type RoundResult } from './round.ts';
+
+/** Meta keys (store) of the pollers' state. */
+export const RECONCILE_META = {
+  fillsCursor: 'reconcile.fillsCursor',
+  planCursor: 'reconcile.planCursor',
+  /** Clock time of the last committed round that read order history (a full picture). */
+  lastReconciledAt: 'reconcile.lastAt',
+} as const;
+
+export interface ReconcilerConfig {
+  /** How long an unknown order may stay without a trace before it is declared lost. */
+  readonly graceMs: number;
+  /** Terminal orders updated this recently stay in the kernel input (late fills, mismatches). */
+  readonly recentMs: number;
+  readonly fills: { readonly intervals: PollIntervals; readonly paging: FillsPagingConfig };
+  readonly history: { readonly intervals: PollIntervals; readonly window: HistoryWindowConfig };
+  /** Absent: plan orders are not polled. */
+  readonly plans?: { readonly intervalMs: number; readonly window: PlanWindowConfig };
+}
+
+export interface ReconcilerDeps {
+  readonly store: OrderStore;
+  readonly port: ReconcilePort;
+  /** Budgeted reads at read priority (`engine.executor.read`). */
+  readonly read: ReadThrough;
+  readonly clock: Clock;
+  readonly timers: Timers;
+  readonly log: Logger;
+  readonly prefix: string;
+  readonly strategies: readonly StrategyId[];
+  /** Symbols watched for history and plan orders (the strategies' symbols). */
+  readonly symbols: readonly SymbolId[];
+  readonly config: ReconcilerConfig;
+  /** After every committed round (tell the engine: `engine.ordersChanged(changed, fills)`). */
+  readonly onRound?: (r: RoundResult) => void;
+  /** A plan order seen for the first time (or whose status changed). */
+  readonly onPlanOrder?: (p: PlanReport, firstSeen: boolean) => void;
+}
+
+export type RoundKind = 'fills' | 'history' | 'full';
+
+export interface ReconcilerStatus {
+  /** Clock time of the last successful round of any kind. */
+  readonly lastSuccessAt?: number;
+  /** Clock time of the last successful round that read order history. */
+  readonly lastFullAt?: number;
+  readonly lastFailureAt?: number;
+  readonly lastError?: string;
+  readonly consecutiveFailures: number;
+  readonly rounds: number;
+}
+
+export interface ReconcileOnceOptions {
+  /** Read through something else than the budgeted lane (shutdown, after the executor stopped). */
+  readonly read?: ReadThrough;
+}
+
+type Loop = 'fills' | 'history' | 'plans';
+
+export class Reconciler {
+  readonly #d: ReconcilerDeps;
+  #queue: Promise<unknown> = Promise.resolve();
+  #pending = 0;
+  #running = false;
+  readonly #timers = new Map<Loop, { cancel: CancelTimer; due: number }>();
+  #lastActivityAt: number | undefined;
+  #lastSuccessAt: number | undefined;
+  #lastFullAt: number | undefined;
+  #lastFailureAt: number | undefined;
+  #lastError: string | undefined;
+  /** Failures since the last success, per kind of round (a fills success says nothing of history). */
+  readonly #failures = new Map<string, number>();
+  #rounds = 0;
+  readonly #foreignSeen = new Set<string>();
+
+  constructor(deps: ReconcilerDeps) {
+    this.#d = deps;
+    const last = deps.store.getMeta(RECONCILE_META.lastReconciledAt);
+    if (last !== undefined && /^\d+$/.test(last)) this.#lastFullAt = Number(last);
+  }
+
+  /** Starts the loops (the first rounds run at once, in order fills, history, plans). */
+  start(): void {
+    if (this.#running) return;
+    this.#running = true;
+    this.#schedule('fills', 0);
+    this.#schedule('history', 0);
+    if (this.#d.config.plans !== undefined) this.#schedule('plans', 0);
+  }
+
+  /** Stops the loops; a round in progress finishes (await `whenIdle()` for it). */
+  stop(): void {
+    this.#running = false;
+    for (const t of this.#timers.values()) t.cancel();
+    this.#timers.clear();
+  }
+
+  /** True while a round (or plan poll) is running or queued. */
+  get busy(): boolean {
+    return this.#pending > 0;
+  }
+
+  /** Resolves when no round is running or queued. */
+  async whenIdle(): Promise<void> {
+    for (;;) {
+      const q = this.#queue;
+      await q.catch(() => undefined);
+      if (q === this.#queue) return;
+    }
+  }
+
+  /** Activity that needs settling soon (an order created or gone unknown): poll at the fast pace. */
+  nudge(): void {
+    this.#lastActivityAt = this.#d.clock.now();
+    if (!this.#running) return;
+    for (const loop of ['fills', 'history'] as const) {
+      const t = this.#timers.get(loop);
+      const fast = this.#d.config[loop].intervals.fastMs;
+      if (t !== undefined && t.due > this.#d.clock.now() + fast) this.#schedule(loop, fast);
+    }
+  }
+
+  /** One complete round (fills and history), after any round in progress. Rejects when a read fails. */
+  reconcileOnce(opts: ReconcileOnceOptions = {}): Promise<RoundResult> {
+    return this.#exclusive(() => this.#round('full', opts.read ?? this.#d.read));
+  }
+
+  /** One plan-history poll (recorded in the store). */
+  pollPlansOnce(opts: ReconcileOnceOptions = {}): Promise<number> {
+    return this.#exclusive(() => this.#plans(opts.read ?? this.#d.read));
+  }
+
+  status(): ReconcilerStatus {
+    return {
+      ...(this.#lastSuccessAt !== undefined ? { lastSuccessAt: this.#lastSuccessAt } : {}),
+      ...(this.#lastFullAt !== undefined ? { lastFullAt: this.#lastFullAt } : {}),
+      ...(this.#lastFailureAt !== undefined ? { lastFailureAt: this.#lastFailureAt } : {}),
+      ...(this.#lastError !== undefined ? { lastError: this.#lastError } : {}),
+      consecutiveFailures: Math.max(0, ...this.#failures.values()),
+      rounds: this.#rounds,
+    };
+  }
+
+  // ---- loops -----------------------------------------------------------------------------------
+
+  #schedule(loop: Loop, ms: number): void {
+    this.#timers.get(loop)?.cancel();
+    const due = this.#d.clock.now() + ms;
+    const cancel = this.#d.timers.after(ms, () => {
+      this.#timers.delete(loop);
+      void this.#tick(loop);
+    });
+    this.#timers.set(loop, { cancel, due });
+  }
+
+  async #tick(loop: Loop): Promise<void> {
+    if (!this.#running) return;
+    try {
+      if (loop === 'plans') await this.#exclusive(() => this.#plans(this.#d.read));
+      else await this.#exclusive(() => this.#round(loop, this.#d.read));
+    } catch {
+      // Logged and counted by the round; the loop goes on.
+    }
+    if (this.#running && !this.#timers.has(loop)) this.#schedule(loop, this.#intervalOf(loop));
+  }
+
+  #intervalOf(loop: Loop): number {
+    const cfg = this.#d.config;
+    if (loop === 'plans') return cfg.plans?.intervalMs ?? 60_000;
+    const statuses = this.#d.store.openOrders().map((o) => o.status);
+    return pollInterval(activityOf(statuses, this.#lastActivityAt), cfg[loop].intervals, this.#d.clock.now());
+  }
+
+  #exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    this.#pending++;
+    const run = this.#queue.then(fn, fn).finally(() => {
+      this.#pending--;
+    });
+    this.#queue = run.catch(() => undefined);
+    return run;
+  }
+
+  // ---- rounds ----------------------------------------------------------------------------------
+
+  async #round(kind: RoundKind, read: ReadThrough): Promise<RoundResult> {
+    const d = this.#d;
+    const cfg = d.config;
+    const started = d.clock.now();
+    try {
+      const withFills = kind !== 'history';
+      const withHistory = kind !== 'fills';
+      const open = d.store.openOrders();
+      const oldestOpenAt = open.length > 0 ? Math.min(...open.map((o) => o.createdAt)) : undefined;
+      const meta: Record<string, string> = {};
+      let fills: Awaited<ReturnType<typeof fetchFills>>['fills'] = [];
+      if (withFills) {
+        const cursor = decodeFillsCursor(d.store.getMeta(RECONCILE_META.fillsCursor));
+        const got = await fetchFills(read, d.port, cursor, cfg.fills.paging, started, oldestOpenAt, d.log);
+        fills = got.fills;
+        meta[RECONCILE_META.fillsCursor] = encodeFillsCursor(got.cursor);
+      }
+      let reports: Awaited<ReturnType<typeof fetchHistory>>['reports'] = [];
+      let coversSince = Number.POSITIVE_INFINITY;
+      if (withHistory) {
+        // Read the open orders again: the fills pages took time, orders may have been created since.
+        const got = await fetchHistory(read, d.port, d.store.openOrders(), d.symbols, cfg.history.window, started);
+        reports = got.reports;
+        coversSince = got.coversSince;
+      }
+      const now = d.clock.now();
+      if (withHistory) meta[RECONCILE_META.lastReconciledAt] = String(now);
+      const result = runRound(
+        d.store,
+        { fills, reports, coversSince: withHistory ? coversSince : now + 1, meta },
+        {
+          now,
+          graceMs: cfg.graceMs,
+          prefix: d.prefix,
+          strategies: d.strategies,
+          recentMs: cfg.recentMs,
+          readHistory: withHistory,
+        },
+      );
+      this.#succeeded(result, kind);
+      return result;
+    } catch (e) {
+      this.#failed(kind, e);
+      throw e;
+    }
+  }
+
+  #succeeded(r: RoundResult, kind: RoundKind): void {
+    const d = this.#d;
+    this.#rounds++;
+    if (kind !== 'history') this.#failures.delete('fills');
+    if (kind !== 'fills') this.#failures.delete('history');
+    this.#lastSuccessAt = r.at;
+    if (kind !== 'fills') this.#lastFullAt = r.at;
+    logWarnings(d.log, r.warnings);
+    for (const f of r.output.foreign) {
+      if (this.#foreignSeen.has(f.orderId)) continue;
+      this.#foreignSeen.add(f.orderId);
+      d.log.info(
+        { orderId: f.orderId, clientOid: f.clientOid ?? null, symbol: f.symbol, status: f.status },
+        'order at the exchange without our client_oid prefix: reported, never touched',
+      );
+    }
+    for (const a of r.committed.anomalies) {
+      d.log.warn({ clientOid: a.clientOid, event: a.event, anomaly: a.anomaly }, 'reconcile: order anomaly');
+    }
+    for (const a of r.output.adopted) {
+      d.log.warn({ clientOid: a.clientOid, orderId: a.orderId, status: a.status }, 'adopted an order of ours found only at the exchange');
+    }
+    if (r.committed.orphanEvents > 0) d.log.error({ count: r.committed.orphanEvents }, 'reconcile: events for orders in neither the output nor the store');
+    if (r.committed.changed.length > 0 || r.committed.fillsRecorded > 0) this.#lastActivityAt = r.at;
+    d.onRound?.(r);
+  }
+
+  #failed(kind: string, e: unknown): void {
+    const key = kind === 'full' ? 'history' : kind;
+    const n = (this.#failures.get(key) ?? 0) + 1;
+    this.#failures.set(key, n);
+    this.#lastFailureAt = this.#d.clock.now();
+    this.#lastError = e instanceof Error ? e.message : String(e);
+    this.#d.log.warn({ err: e, round: kind, consecutiveFailures: n }, 'reconciliation round failed; retrying at the next interval');
+  }
+
+  async #plans(read: ReadThrough): Promise<number> {
+    const d = this.#d;
+    const cfg = d.config.plans;
+    if (cfg === undefined) return 0;
+    const now = d.clock.now();
+    try {
+      const cursor = decodePlanCursor(d.store.getMeta(RECONCILE_META.planCursor));
+      const got = await fetchPlans(read, d.port, d.symbols, cursor, cfg.window, now);
+      const seenAt = d.clock.now();
+      const known = new Map((d.store.planOrders?.() ?? []).map((p) => [p.orderId, p.status]));
+      const fresh: { plan: PlanReport; first: boolean }[] = [];
+      d.store.transaction(() => {
+        for (const p of got.plans) {
+          d.store.recordPlanOrder?.(p, seenAt);
+          const before = known.get(p.orderId);
+          if (before === undefined || before !== p.status) fresh.push({ plan: p, first: before === undefined });
+          known.set(p.orderId, p.status);
+        }
+        d.store.setMeta(RECONCILE_META.planCursor, encodePlanCursor(got.cursor));
+      });
+      for (const { plan, first } of fresh) {
+        d.log.info(
+          { orderId: plan.orderId, clientOid: plan.clientOid ?? null, symbol: plan.symbol, status: plan.status, type: plan.type, triggerPrice: plan.triggerPrice.toFixed(), size: plan.size.toFixed() },
+          first ? 'plan order seen (recorded, not managed by capibot)' : 'plan order status changed',
+        );
+        d.onPlanOrder?.(plan, first);
+      }
+      this.#failures.delete('plans');
+      return got.plans.length;
+    } catch (e) {
+      this.#failed('plans', e);
+      throw e;
+    }
+  }
+}

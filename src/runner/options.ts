@@ -1,0 +1,77 @@
+// Config → the settings of the engine and of the reconciliation pollers, in one place so `run` (and
+// any other composition) reads the config the same way.
+import { dec } from '../core/decimal.ts';
+import type { Config, PollingConfig } from '../config/schema.ts';
+import type { EngineOptions } from '../engine/engine.ts';
+import type { ReconcilerConfig } from '../reconcile/pollers.ts';
+import { riskLimits } from '../risk/limits.ts';
+
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+
+export function engineOptions(config: Config): EngineOptions {
+  const b = config.budget;
+  const x = config.executor;
+  return {
+    clientOidPrefix: config.orders.clientOidPrefix,
+    riskLimits: riskLimits(config.risk),
+    // Paper: the simulated account's balance is known, so the drawdown breaker has its equity.
+    ...(config.mode === 'paper' ? { startingEquity: dec(config.paper.startingBalance) } : {}),
+    budget: {
+      windowMs: b.windowMs,
+      ipWeightPerWindow: b.ipWeightPerWindow,
+      uidWeightPerWindow: b.uidWeightPerWindow,
+      safetyMargin: b.safetyMargin,
+      orderRequestsPerSecond: b.orderRequestsPerSecond,
+    },
+    executor: {
+      maxInFlight: x.concurrency,
+      coalesce: x.coalesceMs === 0 ? 'tick' : x.coalesceMs,
+      supersede: x.supersede,
+      // Attempts of a read or cancel (and of a placement that provably never left).
+      maxAttempts: config.exchange.readRetries + 1,
+      retryDelayMs: config.exchange.retryBackoffMs,
+    },
+    // Strategy timers keep running when tickers stall.
+    timerPulseMs: 1_000,
+  };
+}
+
+/**
+ * Reconciliation settings. Intervals: the configured interval while orders are in flight, unknown or
+ * resting; × idleFactor when nothing is open and nothing happened for a minute.
+ */
+export function reconcilerConfig(polling: PollingConfig): ReconcilerConfig {
+  const intervals = (ms: number) => ({
+    fastMs: ms,
+    normalMs: ms,
+    idleMs: Math.round(ms * polling.idleFactor),
+    idleAfterMs: MINUTE,
+  });
+  return {
+    graceMs: polling.unknownGraceMs,
+    recentMs: Math.max(15 * MINUTE, 2 * polling.unknownGraceMs),
+    fills: {
+      intervals: intervals(polling.fillsMs),
+      paging: { overlapMs: polling.fillsOverlapMs, initialLookbackMs: HOUR, maxPages: 10, limit: 100 },
+    },
+    history: {
+      intervals: intervals(polling.historyMs),
+      // The lookback only matters for symbols without open orders (terminal states, adoption); every
+      // non-terminal order widens its symbol's window to its own creation. Kept short: a full page
+      // proves nothing about what it left out.
+      window: { pageSize: 100, lookbackMs: 5 * MINUTE, skewMs: 30_000 },
+    },
+    plans: {
+      intervalMs: polling.planHistoryMs,
+      window: {
+        overlapMs: MINUTE,
+        initialLookbackMs: 24 * HOUR,
+        maxWindowMs: 24 * HOUR,
+        maxWindows: 2,
+        pageSize: 100,
+        delegateTypes: [],
+      },
+    },
+  };
+}

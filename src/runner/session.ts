@@ -1,0 +1,74 @@
+// One trading session: the engine and the reconciliation pollers over one store and one venue, wired
+// so that every committed reconciliation round reaches the engine (positions, strategies) and every
+// order that needs settling quickens the pollers. The runner (`capibot run`) builds one per process;
+// tests build one per simulated restart.
+import type { Logger } from 'pino';
+import type { SchedulerLike } from 'rxjs';
+import type { Clock } from '../core/clock.ts';
+import type { StrategyId, SymbolId } from '../core/ids.ts';
+import type { ContractSpec } from '../core/market.ts';
+import { createEngine, type Engine, type EngineOptions, type EngineStrategyConfig } from '../engine/engine.ts';
+import type { ExchangePort } from '../exchange/port.ts';
+import type { Timers } from '../execution/timers.ts';
+import { Reconciler, type ReconcilerConfig } from '../reconcile/pollers.ts';
+import type { RoundResult } from '../reconcile/round.ts';
+import type { OrderStore } from '../store/port.ts';
+
+export interface SessionDeps {
+  readonly port: ExchangePort;
+  readonly store: OrderStore;
+  readonly clock: Clock;
+  readonly scheduler: SchedulerLike;
+  readonly timers: Timers;
+  readonly log: Logger;
+  readonly specs: ReadonlyMap<SymbolId, ContractSpec>;
+  readonly strategies: readonly EngineStrategyConfig[];
+  readonly engine?: EngineOptions;
+  readonly reconcile: ReconcilerConfig;
+  /** Also called after every committed round (metrics, tests). */
+  readonly onRound?: (r: RoundResult) => void;
+}
+
+export interface Session {
+  readonly engine: Engine;
+  readonly reconciler: Reconciler;
+  /** Every symbol the strategies trade. */
+  readonly symbols: readonly SymbolId[];
+}
+
+export function createSession(d: SessionDeps): Session {
+  const engine = createEngine({
+    port: d.port,
+    store: d.store,
+    clock: d.clock,
+    scheduler: d.scheduler,
+    log: d.log,
+    specs: d.specs,
+    strategies: d.strategies,
+    ...(d.engine !== undefined ? { options: d.engine } : {}),
+  });
+  const symbols = [...new Set(engine.strategies.flatMap((s) => s.symbols))].sort();
+  const reconciler = new Reconciler({
+    store: d.store,
+    port: d.port,
+    read: (endpoint, run) => engine.executor.read(endpoint, run),
+    clock: d.clock,
+    timers: d.timers,
+    log: d.log.child({ component: 'reconcile' }),
+    prefix: d.engine?.clientOidPrefix ?? 'cb',
+    strategies: engine.strategies.map((s): StrategyId => s.id),
+    symbols,
+    config: d.reconcile,
+    onRound: (r) => {
+      // Committed already: the engine only updates its views and tells the strategies.
+      if (r.committed.changed.length > 0 || r.fillsForEngine.length > 0) {
+        engine.ordersChanged(r.committed.changed, r.fillsForEngine);
+      }
+      d.onRound?.(r);
+    },
+  });
+  engine.events$.subscribe((e) => {
+    if (e.kind === 'OrderCreated' || e.kind === 'OrderOutcomeUnknown' || e.kind === 'CancelRequested') reconciler.nudge();
+  });
+  return { engine, reconciler, symbols };
+}

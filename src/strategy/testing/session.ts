@@ -1,0 +1,198 @@
+// A virtual-time session: what `capibot run` composes (src/runner/session.ts: the engine with its
+// risk gate, write-ahead store and weight-budgeted executor, plus the reconciliation pollers), over
+// the in-process simulator (SimPort), with ONE RxJS VirtualTimeScheduler as clock, scheduler and
+// timers. Settings come from a config object validated by the real config schema and mapped by the
+// runner's own functions, so a harness run and a run of the same config behave alike.
+//
+// Nothing sleeps. `feed(poll)` moves time to the poll (every timer due meanwhile fires at its own
+// time: budget waits, reconcile rounds, strategy timers), lets the market move in the simulator,
+// reads the tickers THROUGH the weight budget (a tickers poll costs weight live too), hands them to
+// the engine and waits until everything that can happen at that instant has happened.
+import pino, { type Logger } from 'pino';
+import type { ConfigInput } from '../../config/schema.ts';
+import { ValidatedConfigSchema } from '../../config/cross-checks.ts';
+import type { Config } from '../../config/schema.ts';
+import { dec, type Dec } from '../../core/decimal.ts';
+import type { OrderEvent } from '../../core/events.ts';
+import { ConfigError } from '../../core/errors.ts';
+import { symbolId, type SymbolId } from '../../core/ids.ts';
+import type { ContractSpec, RecordedPoll, Ticker } from '../../core/market.ts';
+import type { Engine, EngineStrategyConfig } from '../../engine/engine.ts';
+import type { EngineEvent } from '../../engine/events.ts';
+import { microtasks, VirtualTime } from '../../engine/virtual-time.ts';
+import { ContractTable, type ContractOverride } from '../../exchange/sim/contracts.ts';
+import type { FaultProfile } from '../../exchange/sim/faults.ts';
+import { SimPort } from '../../exchange/sim/sim-port.ts';
+import type { Reconciler } from '../../reconcile/pollers.ts';
+import { engineOptions, reconcilerConfig } from '../../runner/options.ts';
+import { createSession } from '../../runner/session.ts';
+import { SqliteStore } from '../../store/sqlite-store.ts';
+
+/**
+ * The config sections a harness run honours, exactly as a config file writes them (same names,
+ * defaults and validation): `risk`, `paper` (the simulator: fill model, slippage, fees, liquidity
+ * cap, starting balance), `polling`, `budget`, `executor`, `orders`.
+ */
+export type HarnessConfig = Partial<Pick<ConfigInput, 'risk' | 'paper' | 'polling' | 'budget' | 'executor' | 'orders'>>;
+
+export interface SessionOptions {
+  readonly strategies: readonly EngineStrategyConfig[];
+  /** Clock time at the start (epoch ms); no poll may be earlier. */
+  readonly startMs: number;
+  /** Symbols the strategies trade (they get contract specs). */
+  readonly symbols: readonly string[];
+  readonly config?: HarnessConfig;
+  /** Contract rules per symbol over the built-in ones (BTC tick 0.1 / step 0.0001, ETH 0.01 / 0.001). */
+  readonly contracts?: Readonly<Record<string, ContractOverride>>;
+  /** Simulator faults (lost replies, 5xx, late fills, ...). */
+  readonly faults?: FaultProfile;
+  /** Seeds the simulator's ids and fault dice. Default 1. */
+  readonly seed?: number;
+  /** Default: silent. */
+  readonly log?: Logger;
+}
+
+/** Parses the harness config with the real schema (and its cross-field rules). */
+export function harnessConfig(strategies: readonly EngineStrategyConfig[], c: HarnessConfig = {}): Config {
+  const r = ValidatedConfigSchema.safeParse({
+    mode: 'paper',
+    ...c,
+    strategies: strategies.map((s) => ({ id: s.id, file: 'harness.ts', params: s.params ?? {} })),
+  });
+  if (!r.success) {
+    const lines = r.error.issues.map((i) => `${i.path.map(String).join('.')}: ${i.message}`);
+    throw new ConfigError(lines.join('; '), 'runStrategy config');
+  }
+  return r.data as Config;
+}
+
+export class Session {
+  readonly vt: VirtualTime;
+  readonly sim: SimPort;
+  readonly store: SqliteStore;
+  readonly engine: Engine;
+  readonly reconciler: Reconciler;
+  readonly config: Config;
+  readonly specs: ReadonlyMap<SymbolId, ContractSpec>;
+  /** Every engine event and every order event reconciliation committed, in order. */
+  readonly events: (EngineEvent | OrderEvent)[] = [];
+  readonly prefix: string;
+  readonly startingEquity: Dec;
+  polls = 0;
+  firstPollT: number | undefined;
+  lastPollT: number | undefined;
+  #closed = false;
+
+  constructor(o: SessionOptions) {
+    const log = o.log ?? pino({ level: 'silent' });
+    this.config = harnessConfig(o.strategies, o.config);
+    const paper = this.config.paper;
+    this.vt = new VirtualTime(o.startMs);
+    const fees: ContractOverride = { makerFeeRate: paper.makerFee, takerFeeRate: paper.takerFee };
+    const named = new Set<string>([...new ContractTable().namedSymbols(), ...o.symbols, ...Object.keys(o.contracts ?? {})]);
+    const overrides: Record<string, ContractOverride> = {};
+    for (const sym of named) overrides[sym] = { ...fees, ...o.contracts?.[sym] };
+    const contracts = new ContractTable(overrides, fees);
+    this.sim = new SimPort({
+      clock: this.vt.clock,
+      contracts,
+      fillModel: paper.fillModel,
+      slippageBps: dec(paper.slippageBps),
+      ...(paper.liquidityCap !== undefined ? { liquidityPerSnapshot: dec(paper.liquidityCap) } : {}),
+      ...(o.faults !== undefined ? { faults: o.faults } : {}),
+      seed: o.seed ?? 1,
+    });
+    this.specs = new Map([...named].sort().map((sym) => [symbolId(sym), contracts.spec(sym)]));
+    this.store = new SqliteStore({ path: ':memory:', lease: false, now: () => this.vt.now() });
+    this.prefix = this.config.orders.clientOidPrefix;
+    this.startingEquity = dec(paper.startingBalance);
+    const session = createSession({
+      port: this.sim,
+      store: this.store,
+      clock: this.vt.clock,
+      scheduler: this.vt.scheduler,
+      timers: this.vt.timers,
+      log,
+      specs: this.specs,
+      strategies: o.strategies,
+      engine: engineOptions(this.config),
+      reconcile: reconcilerConfig(this.config.polling),
+      onRound: (r) => {
+        for (const e of r.output.events) this.events.push(e);
+      },
+    });
+    this.engine = session.engine;
+    this.reconciler = session.reconciler;
+    this.engine.events$.subscribe((e) => this.events.push(e));
+    this.engine.start();
+    this.reconciler.start();
+  }
+
+  /** Requests sent so far, all endpoints (a cheap progress counter). */
+  #requests(): number {
+    let n = 0;
+    for (const v of Object.values(this.engine.executor.metrics().requestsByEndpoint)) n += v;
+    return n + this.reconciler.status().rounds;
+  }
+
+  /**
+   * Waits until nothing can happen without time passing: the engine is idle and reconciliation is
+   * either idle or waiting for weight budget. Rethrows an engine failure.
+   */
+  async settle(): Promise<void> {
+    for (let i = 0; i < 10_000; i++) {
+      await this.engine.idle();
+      if (!this.reconciler.busy) return;
+      const before = this.#requests();
+      await microtasks(16);
+      await this.engine.idle();
+      if (!this.reconciler.busy) return;
+      if (this.#requests() === before && this.engine.executor.isQuiescent()) return;
+    }
+  }
+
+  /** Runs `read` through the executor's read lane, letting virtual time pass while it waits for budget. */
+  async #budgeted<T>(promise: Promise<T>): Promise<T> {
+    let done = false;
+    const watched = promise.finally(() => {
+      done = true;
+    });
+    for (let i = 0; i < 100_000 && !done; i++) {
+      await this.settle();
+      if (done) break;
+      const due = this.vt.nextDue();
+      if (due === undefined) break;
+      await this.vt.advanceTo(due, () => this.settle());
+    }
+    return watched;
+  }
+
+  /** Replays one poll at its time `t` (time never moves backwards). */
+  async feed(poll: RecordedPoll): Promise<void> {
+    await this.vt.advanceTo(poll.t, () => this.settle());
+    this.sim.applyPoll(poll);
+    const tickers: readonly Ticker[] = await this.#budgeted(this.engine.executor.read('tickers', () => this.sim.tickers()));
+    this.engine.onTick(tickers);
+    this.polls++;
+    this.firstPollT ??= poll.t;
+    this.lastPollT = poll.t;
+    await this.settle();
+  }
+
+  /** Lets `ms` of virtual time pass with no new market data (orders in flight settle, fills arrive). */
+  async idleFor(ms: number): Promise<void> {
+    const end = this.vt.now() + ms;
+    await this.vt.advanceTo(end, () => this.settle());
+    await this.settle();
+  }
+
+  /** Stops the pollers and the engine and closes the store. */
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.reconciler.stop();
+    this.engine.stop();
+    this.engine.executor.stop();
+    this.store.close();
+  }
+}

@@ -1,0 +1,374 @@
+import { describe, expect, it } from 'vitest';
+import { dec } from '../../src/core/decimal.ts';
+import { clientOid, orderId, strategyId, tradeId } from '../../src/core/ids.ts';
+import type { Intent } from '../../src/core/intents.ts';
+import type { Order } from '../../src/core/orders.ts';
+import { newOrder } from '../../src/core/order-reducer.ts';
+import { riskLimits } from '../../src/risk/limits.ts';
+import type { StrategyFill } from '../../src/strategy/types.ts';
+import { engineHarness, inlineStrategy, kinds } from '../helpers/engine-harness.ts';
+import { BTC, ETH } from '../helpers/market.ts';
+import { MemoryStore } from '../helpers/memory-store.ts';
+
+const buyBelow = inlineStrategy('buyer', (ctx) => ({
+  onTicker: (t) =>
+    ctx.place({
+      symbol: t.symbol,
+      side: 'open_long',
+      size: '0.001',
+      price: ctx.roundPrice(t.symbol, t.last.minus(1)),
+    }),
+}));
+
+describe('engine: intent pipeline', () => {
+  it('turns a strategy intent into a stored, submitted and accepted order with a deterministic client_oid', async () => {
+    const h = engineHarness({ strategies: [{ id: 's1', definition: buyBelow }] });
+    h.engine.start();
+    await h.tick({ [BTC]: '100' });
+    expect(kinds(h.events)).toEqual(['StrategyIntent', 'OrderCreated', 'OrderSubmitted', 'OrderAccepted']);
+    const oid = clientOid('cb-s1-1');
+    expect(h.store.getOrder(oid)).toMatchObject({
+      status: 'pending',
+      price: dec('99'),
+      size: dec('0.001'),
+      strategy: 's1',
+    });
+    expect(h.store.writes).toEqual([
+      ['insert', oid, 'created'],
+      ['update', oid, 'submitted'],
+      ['update', oid, 'pending'],
+    ]);
+    expect(h.port.requests.map((r) => [r.endpoint, r.ids])).toEqual([['placeOrder', [oid]]]);
+    expect(h.store.journal).toEqual([
+      expect.objectContaining({
+        strategy: 's1',
+        outcome: 'approved',
+        clientOid: oid,
+        intent: expect.stringContaining('"size":"0.001"'),
+      }),
+    ]);
+    await h.tick({ [BTC]: '101' });
+    expect(h.store.getOrder(clientOid('cb-s1-2'))?.price?.toFixed()).toBe('100');
+  });
+
+  it('batches 40 placements of one tick into 2 batchOrders calls of 20', async () => {
+    const forty = inlineStrategy('forty', (ctx) => ({
+      onTicker: (t) =>
+        Array.from({ length: 40 }, (_, i) =>
+          ctx.place({ symbol: t.symbol, side: 'open_long', size: '0.001', price: t.last.minus(i + 1) }),
+        ),
+    }));
+    const h = engineHarness({ strategies: [{ id: 'f', definition: forty }] });
+    h.engine.start();
+    await h.tick({ [BTC]: '1000' });
+    expect(h.port.requests.map((r) => `${r.endpoint}:${r.ids.length}`)).toEqual([
+      'batchOrders:20',
+      'batchOrders:20',
+    ]);
+    expect(h.engine.metrics()).toMatchObject({
+      ordersCreated: 40,
+      ordersAccepted: 40,
+      batchCalls: 2,
+      requestsByEndpoint: { batchOrders: 2 },
+    });
+  });
+
+  it('refuses intents at the risk gate with a reason, and never stores them as orders', async () => {
+    const far = inlineStrategy('far', (ctx) => ({
+      onTicker: (t) =>
+        ctx.place({ symbol: t.symbol, side: 'open_long', size: '0.001', price: t.last.times(2) }),
+    }));
+    const h = engineHarness({ strategies: [{ id: 'far', definition: far }] });
+    h.engine.start();
+    await h.tick({ [BTC]: '100' });
+    expect(kinds(h.events)).toEqual(['StrategyIntent', 'RiskRefused']);
+    expect(h.events[1]).toMatchObject({ reason: 'price_band', strategy: 'far' });
+    expect(h.store.allOrders()).toEqual([]);
+    expect(h.store.journal[0]).toMatchObject({ outcome: 'refused:price_band' });
+    expect(h.engine.metrics().rejectionsByReason).toEqual({ price_band: 1 });
+    expect(h.port.requests).toEqual([]);
+  });
+
+  it('lets only cancels through once the kill switch is engaged, and cancels every open order', async () => {
+    const h = engineHarness({ strategies: [{ id: 's1', definition: buyBelow }] });
+    h.engine.start();
+    await h.tick({ [BTC]: '100' });
+    h.engine.killSwitch('operator');
+    await h.settle();
+    expect(h.engine.tradingState()).toBe('HALTED');
+    expect(h.store.getOrder(clientOid('cb-s1-1'))?.status).toBe('canceled');
+    await h.tick({ [BTC]: '100' });
+    expect(h.events.at(-1)).toMatchObject({ kind: 'RiskRefused', reason: 'halted' });
+    expect(h.store.getMeta('tradingState')).toBe('HALTED');
+  });
+});
+
+describe('engine: cancelAll', () => {
+  it('cancels the open orders of one strategy without touching the trading state', async () => {
+    const h = engineHarness({
+      strategies: [
+        { id: 'a', definition: buyBelow },
+        { id: 'b', definition: buyBelow },
+      ],
+    });
+    h.engine.start();
+    await h.tick({ [BTC]: '100' });
+    expect(h.engine.cancelAll({ strategy: strategyId('a') })).toBe(1);
+    await h.settle();
+    expect(h.store.getOrder(clientOid('cb-a-1'))?.status).toBe('canceled');
+    expect(h.store.getOrder(clientOid('cb-b-1'))?.status).toBe('pending');
+    expect(h.engine.tradingState()).toBe('ACTIVE');
+    expect(h.engine.cancelAll()).toBe(1);
+  });
+});
+
+describe('engine: strategy isolation', () => {
+  it('disables a throwing strategy, cancels its orders, and keeps the others trading', async () => {
+    let n = 0;
+    const flaky = inlineStrategy('flaky', (ctx) => ({
+      onTicker: (t) => {
+        if (++n === 2) throw new Error('flaky broke');
+        return ctx.place({ symbol: t.symbol, side: 'open_short', size: '0.001', price: t.last.plus(1) });
+      },
+    }));
+    const h = engineHarness({
+      strategies: [
+        { id: 'flaky', definition: flaky },
+        { id: 'steady', definition: buyBelow },
+      ],
+    });
+    h.engine.start();
+    await h.tick({ [BTC]: '100' });
+    await h.tick({ [BTC]: '100' });
+    await h.settle();
+    await h.tick({ [BTC]: '100' });
+    const disabled = h.events.filter((e) => e.kind === 'StrategyDisabled');
+    expect(disabled).toEqual([expect.objectContaining({ strategy: 'flaky', reason: 'flaky broke' })]);
+    expect(h.store.getOrder(clientOid('cb-flaky-1'))?.status).toBe('canceled');
+    expect(h.store.allOrders().filter((o) => o.strategy === 'steady')).toHaveLength(3);
+    expect(h.engine.metrics().strategiesDisabled).toBe(1);
+  });
+
+  it('disables a strategy that emits an invalid intent (not on its symbols)', async () => {
+    const wrong = inlineStrategy('wrong', () => ({
+      onTicker: (): Intent => ({
+        kind: 'place',
+        symbol: ETH,
+        side: 'open_long',
+        size: dec('1'),
+        orderType: 'normal',
+      }),
+    }));
+    const h = engineHarness({ strategies: [{ id: 'w', definition: wrong }] });
+    h.engine.start();
+    await h.tick({ [BTC]: '100' });
+    expect(kinds(h.events)).toEqual(['StrategyDisabled']);
+    await h.tick({ [BTC]: '100' });
+    expect(kinds(h.events)).toEqual(['StrategyDisabled']);
+  });
+});
+
+describe('engine: order updates, fills and cancels reach strategies', () => {
+  it('shows order updates and fills to the strategy, reacting in the next step', async () => {
+    const seen: string[] = [];
+    const fills: StrategyFill[] = [];
+    const reactive = inlineStrategy('reactive', (ctx) => ({
+      onTicker: (t) =>
+        ctx.openOrders().length === 0
+          ? ctx.place({ symbol: t.symbol, side: 'open_long', size: '0.002', price: t.last })
+          : undefined,
+      onOrderUpdate: (o) => {
+        seen.push(`${o.clientOid}:${o.status}`);
+      },
+      onFill: (f) => {
+        fills.push(f);
+        // Close what was bought, at once.
+        return ctx.place({ symbol: f.symbol, side: 'close_long', size: f.size, price: f.price });
+      },
+    }));
+    const h = engineHarness({ strategies: [{ id: 'r', definition: reactive }] });
+    h.engine.start();
+    await h.tick({ [BTC]: '100' });
+    expect(seen).toEqual(['cb-r-1:created', 'cb-r-1:submitted', 'cb-r-1:pending']);
+    const oid = clientOid('cb-r-1');
+    const order = h.store.getOrder(oid)!;
+    const fill = {
+      tradeId: tradeId('t1'),
+      orderId: order.orderId!,
+      symbol: BTC,
+      positionSide: 'LONG',
+      orderSide: 'BUY',
+      direction: 'open_long',
+      size: dec('0.002'),
+      value: dec('0.2'),
+      fee: dec('0.0001'),
+      realizedPnl: dec(0),
+      createdTime: h.vt.now(),
+    };
+    h.engine.applyOrderEvents([
+      {
+        kind: 'OrderFilled',
+        clientOid: oid,
+        at: h.vt.now(),
+        orderId: order.orderId!,
+        tradeId: fill.tradeId,
+        fill,
+      },
+    ]);
+    h.engine.applyOrderEvents([
+      {
+        kind: 'OrderFilled',
+        clientOid: oid,
+        at: h.vt.now(),
+        orderId: order.orderId!,
+        tradeId: fill.tradeId,
+        fill,
+      },
+    ]);
+    await h.settle();
+    expect(fills).toHaveLength(1);
+    expect(fills[0]).toMatchObject({ strategy: 'r', clientOid: oid, side: 'open_long' });
+    expect(fills[0]!.price.toFixed()).toBe('100');
+    expect(h.store.getOrder(oid)).toMatchObject({ status: 'filled', filledQty: dec('0.002') });
+    expect(h.store.allFills()).toHaveLength(1);
+    expect(h.store.getOrder(clientOid('cb-r-2'))).toMatchObject({ side: 'close_long', status: 'pending' });
+    expect(h.engine.metrics()).toMatchObject({ fills: 1, ordersFilled: 1 });
+    expect(h.engine.pnl().fees.toFixed()).toBe('0.0001');
+  });
+
+  it('cancels an order that has not left locally, and a sent one through cancel_order', async () => {
+    let tick = 0;
+    const canceller = inlineStrategy('canceller', (ctx) => ({
+      onTicker: (t) => {
+        tick++;
+        if (tick === 1)
+          return [ctx.place({ symbol: t.symbol, side: 'open_long', size: '0.001', price: t.last.minus(1) })];
+        if (tick === 2) {
+          // Place and cancel in the same tick: the second one never leaves.
+          const p = ctx.place({ symbol: t.symbol, side: 'open_long', size: '0.001', price: t.last.minus(2) });
+          return [p, ctx.cancelAll(t.symbol)];
+        }
+        return [];
+      },
+    }));
+    const h = engineHarness({ strategies: [{ id: 'c', definition: canceller }] });
+    h.engine.start();
+    await h.tick({ [BTC]: '100' });
+    await h.tick({ [BTC]: '100' });
+    await h.settle();
+    expect(h.store.getOrder(clientOid('cb-c-1'))?.status).toBe('canceled');
+    expect(h.store.getOrder(clientOid('cb-c-2'))).toMatchObject({
+      status: 'canceled',
+      reason: 'canceled before it was sent',
+    });
+    expect(h.port.requests.map((r) => r.endpoint)).toEqual(['placeOrder', 'cancelOrder']);
+    expect(h.port.requests[1]!.ids).toEqual([h.store.getOrder(clientOid('cb-c-1'))!.orderId]);
+  });
+
+  it("ignores a cancel of an order that is not the strategy's own", async () => {
+    const other = inlineStrategy('other', (ctx) => ({
+      onTicker: (t) => ctx.cancel({ symbol: t.symbol, clientOid: 'cb-x-1' }),
+    }));
+    const h = engineHarness({ strategies: [{ id: 'o', definition: other }] });
+    h.engine.start();
+    await h.tick({ [BTC]: '100' });
+    expect(h.events.at(-1)).toMatchObject({ kind: 'IntentIgnored' });
+  });
+});
+
+describe('engine: restart and timers', () => {
+  it('rejects orders found `created` at start (never sent) and continues the client_oid sequence', async () => {
+    const store = new MemoryStore();
+    const s1 = strategyId('s1');
+    store.nextSequence(s1);
+    store.insertOrder(
+      newOrder({
+        clientOid: clientOid('cb-s1-1'),
+        strategy: s1,
+        symbol: BTC,
+        side: 'open_long',
+        orderType: 'normal',
+        size: dec('0.001'),
+        price: dec('99'),
+        at: 0,
+      }),
+    );
+    const h = engineHarness({ strategies: [{ id: 's1', definition: buyBelow }], store });
+    h.engine.start();
+    expect(h.store.getOrder(clientOid('cb-s1-1'))).toMatchObject({ status: 'rejected' });
+    expect(h.events[0]).toMatchObject({ kind: 'OrderRejected', code: 'NOT_SENT' });
+    await h.tick({ [BTC]: '100' });
+    expect(h.store.getOrder(clientOid('cb-s1-2'))?.status).toBe('pending');
+  });
+
+  it('fires onTimer on the declared interval from scheduler pulses in virtual time', async () => {
+    const times: number[] = [];
+    const timed = inlineStrategy('timed', () => ({
+      timerIntervalMs: 1_000,
+      onTimer: (now) => {
+        times.push(now);
+      },
+    }));
+    const h = engineHarness({
+      strategies: [{ id: 't', definition: timed }],
+      options: { timerPulseMs: 250 },
+      start: 0,
+    });
+    h.engine.start();
+    await h.vt.advanceTo(3_000);
+    expect(times).toEqual([1_250, 2_250]);
+  });
+
+  it('moves to REDUCING on drawdown and refuses opening orders then', async () => {
+    const seenState: string[] = [];
+    let first = true;
+    const watcher = inlineStrategy('watcher', (ctx) => ({
+      onTicker: (t) => {
+        if (!first) seenState.push(ctx.tradingState());
+        first = false;
+        return ctx.place({ symbol: t.symbol, side: 'open_long', size: '0.001', price: t.last.minus(1) });
+      },
+    }));
+    const h = engineHarness({
+      strategies: [{ id: 's1', definition: watcher }],
+      options: {
+        startingEquity: dec('100'),
+        riskLimits: riskLimits({ drawdownReducePct: '5', drawdownHaltPct: '50' }),
+      },
+    });
+    h.engine.start();
+    await h.tick({ [BTC]: '100' });
+    const order: Order = h.store.getOrder(clientOid('cb-s1-1'))!;
+    const fill = {
+      tradeId: tradeId('t1'),
+      orderId: orderId(order.orderId!),
+      symbol: BTC,
+      positionSide: 'LONG',
+      orderSide: 'BUY',
+      direction: 'open_long',
+      size: dec('0.001'),
+      value: dec('0.099'),
+      fee: dec('10'),
+      realizedPnl: dec(0),
+      createdTime: h.vt.now(),
+    };
+    h.engine.applyOrderEvents([
+      {
+        kind: 'OrderFilled',
+        clientOid: order.clientOid,
+        at: h.vt.now(),
+        orderId: order.orderId!,
+        tradeId: fill.tradeId,
+        fill,
+      },
+    ]);
+    expect(h.engine.tradingState()).toBe('REDUCING');
+    expect(seenState).toEqual([]);
+    await h.tick({ [BTC]: '100' });
+    expect(seenState).toEqual(['REDUCING']);
+    expect(h.events.filter((e) => e.kind === 'RiskRefused').at(-1)).toMatchObject({
+      reason: 'reducing_only',
+    });
+    expect(h.events.some((e) => e.kind === 'TradingStateChanged')).toBe(true);
+  });
+});

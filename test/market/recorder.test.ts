@@ -1,0 +1,290 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { existsSync, writeFileSync } from 'node:fs';
+import { Command } from 'commander';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { CliOutput } from '../../src/cli/output.ts';
+import { registerImport } from '../../src/cli/commands/import.ts';
+import { registerRecord } from '../../src/cli/commands/record.ts';
+import { BadInputError } from '../../src/core/errors.ts';
+import type { RecordedPoll, Ticker } from '../../src/core/market.ts';
+import { tickerFromWire } from '../../src/exchange/weex/mappers.ts';
+import { runRecorder } from '../../src/market/recorder.ts';
+import { openRecording, readRecording } from '../../src/market/recording/reader.ts';
+import { collect, tempDir, wire } from './helpers.ts';
+
+const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
+
+describe('recorder (in process)', () => {
+  it('writes one filtered poll per fetch, never lets t go backwards, stops on abort, and continues on the next run', async () => {
+    const out = join(tempDir(), 'rec.ndjson');
+    let calls = 0;
+    const abort = new AbortController();
+    const times = [1000, 2000, 1500, 3000]; // the wall clock steps back once
+    let tick = 0;
+    const fetchTickers = (): Promise<readonly Ticker[]> => {
+      calls++;
+      if (calls === 4) abort.abort();
+      return Promise.resolve([
+        tickerFromWire(wire('cmt_btcusdt', calls, '1.5')),
+        tickerFromWire(wire('cmt_ethusdt', calls, '2.5')),
+      ]);
+    };
+    const first = await runRecorder({
+      out,
+      fetchTickers,
+      intervalMs: 5,
+      symbols: ['cmt_ethusdt'],
+      signal: abort.signal,
+      clock: { now: () => times[Math.min(tick++, times.length - 1)]! },
+    });
+    expect(first.appended).toBe(false);
+    const polls = await collect(out);
+    expect(polls.length).toBe(first.polls);
+    expect(polls.length).toBeGreaterThanOrEqual(2);
+    expect(polls.slice(0, 3).map((p) => p.t)).toEqual([1000, 2000, 2000]);
+    expect(polls.every((p) => p.tickers.length === 1 && p.tickers[0]!.symbol === 'cmt_ethusdt')).toBe(true);
+    const rec = await openRecording(out);
+    expect(rec.meta).toMatchObject({
+      format: 'capibot-recording/1',
+      intervalMs: 5,
+      symbols: ['cmt_ethusdt'],
+    });
+    await rec.close();
+
+    const second = await runRecorder({
+      out,
+      fetchTickers: () => Promise.resolve([]),
+      intervalMs: 5,
+      durationMs: 30,
+      clock: { now: () => 500 },
+    });
+    expect(second.appended).toBe(true);
+    const after = await collect(out);
+    expect(after.length).toBe(polls.length + second.polls);
+    // Continued after the last t of the file even though the clock says 500.
+    expect(after.at(-1)!.t).toBe(polls.at(-1)!.t);
+  });
+
+  it('keeps polling through fetch failures (the poller retries)', async () => {
+    const out = join(tempDir(), 'rec.ndjson.gz');
+    let calls = 0;
+    const r = await runRecorder({
+      out,
+      fetchTickers: () =>
+        ++calls % 2 === 1
+          ? Promise.reject(new Error('flaky'))
+          : Promise.resolve([tickerFromWire(wire('a', calls, '1'))]),
+      intervalMs: 5,
+      retry: { initialDelayMs: 2 },
+      durationMs: 200,
+      clock: { now: () => Date.now() },
+    });
+    expect(r.polls).toBeGreaterThan(0);
+    expect((await collect(out)).length).toBe(r.polls);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// The real command in a child process, against a loopback tickers endpoint.
+
+let server: Server | undefined;
+const children: ChildProcess[] = [];
+afterEach(async () => {
+  for (const c of children.splice(0)) if (c.exitCode === null) c.kill('SIGKILL');
+  await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+  server = undefined;
+});
+
+async function tickersServer(): Promise<string> {
+  server = createServer((_req, res) => {
+    const now = Date.now();
+    res.setHeader('content-type', 'application/json');
+    res.end(
+      JSON.stringify([
+        wire('cmt_btcusdt', now, '90755.3', { markPrice: '90755.2' }),
+        wire('cmt_ethusdt', now, '3000.1'),
+      ]),
+    );
+  });
+  await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+function capibot(args: readonly string[]): {
+  child: ChildProcess;
+  exit: Promise<number | null>;
+  stderr: () => string;
+} {
+  const child = spawn(process.execPath, [join(repoRoot, 'bin/capibot.js'), ...args], {
+    cwd: repoRoot,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.push(child);
+  let err = '';
+  child.stderr?.on('data', (d: Buffer) => (err += d.toString()));
+  const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return { child, exit, stderr: () => err };
+}
+
+/** Polls readable in `path` so far (a file being written is read leniently). */
+async function pollsSoFar(path: string): Promise<RecordedPoll[]> {
+  if (!existsSync(path)) return [];
+  try {
+    return await collect(path);
+  } catch {
+    return [];
+  }
+}
+
+async function waitForPolls(path: string, n: number, timeoutMs = 15_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while ((await pollsSoFar(path)).length < n) {
+    if (Date.now() > until) throw new Error(`fewer than ${n} polls in ${path} after ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+describe('capibot record (child process)', () => {
+  it('SIGINT mid-recording leaves a complete gzip file; a second run continues it', async () => {
+    const base = await tickersServer();
+    const out = join(tempDir(), 'live.ndjson.gz');
+    const run = capibot(['record', '--out', out, '--base-url', base, '--interval-ms', '400']);
+    await waitForPolls(out, 2);
+    run.child.kill('SIGINT');
+    expect(await run.exit).toBe(0);
+    expect(run.stderr()).toMatch(/wrote \d+ polls/);
+    // Strict read: the gzip trailer was written, no torn line.
+    const polls: RecordedPoll[] = [];
+    for await (const p of readRecording(out, { truncatedGzip: 'error' })) polls.push(p);
+    expect(polls.length).toBeGreaterThanOrEqual(2);
+    expect(polls[0]!.tickers.map((t) => t.symbol)).toEqual(['cmt_btcusdt', 'cmt_ethusdt']);
+
+    const again = capibot([
+      'record',
+      '--out',
+      out,
+      '--base-url',
+      base,
+      '--interval-ms',
+      '400',
+      '--duration-s',
+      '1',
+      '--symbols',
+      'cmt_ethusdt',
+    ]);
+    expect(await again.exit).toBe(0);
+    expect(again.stderr()).toMatch(/appended \d+ polls/);
+    const all = await collect(out);
+    expect(all.length).toBeGreaterThan(polls.length);
+    expect(all.slice(polls.length).every((p) => p.tickers.length === 1)).toBe(true);
+  });
+
+  it('a recorder killed outright (SIGKILL) still leaves a readable recording', async () => {
+    const base = await tickersServer();
+    const out = join(tempDir(), 'killed.ndjson.gz');
+    const run = capibot(['record', '--out', out, '--base-url', base, '--interval-ms', '400']);
+    await waitForPolls(out, 2);
+    run.child.kill('SIGKILL');
+    await run.exit;
+    // Every poll was flushed with Z_SYNC_FLUSH: the data decodes to whole lines without a trailer.
+    expect((await collect(out)).length).toBeGreaterThanOrEqual(2);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// The commands in process (argument handling), through commander.
+
+function program(): { run: (args: readonly string[]) => Promise<void>; info: string[] } {
+  const info: string[] = [];
+  const out: CliOutput = {
+    data: () => undefined,
+    json: () => undefined,
+    info: (t) => info.push(t),
+    error: () => undefined,
+  };
+  const p = new Command()
+    .exitOverride()
+    .configureOutput({ writeErr: () => undefined, writeOut: () => undefined });
+  registerRecord(p, { out, setExitCode: () => undefined });
+  registerImport(p, { out, setExitCode: () => undefined });
+  p.commands.forEach((c) => c.exitOverride());
+  return { run: async (args) => void (await p.parseAsync(args, { from: 'user' })), info };
+}
+
+describe('capibot record / import arguments', () => {
+  it('record refuses bad usage with BadInputError (exit code 2)', async () => {
+    const out = join(tempDir(), 'x.ndjson');
+    await expect(program().run(['record', '--out', out, '--interval-ms', '10'])).rejects.toThrow(
+      /--interval-ms must be at least 400/,
+    );
+    await expect(program().run(['record', '--out', out, '--duration-s', 'soon'])).rejects.toThrow(
+      BadInputError,
+    );
+    await expect(program().run(['record', '--out', out, '--base-url', 'not a url'])).rejects.toThrow(
+      /--base-url/,
+    );
+  });
+
+  it('import writes a recording, refuses to overwrite without --force, and checks its flags', async () => {
+    const dir = tempDir();
+    const out = join(dir, 'bars.ndjson.gz');
+    const input = join(repoRoot, 'test/fixtures/market/ftx-btc-perp-1m-head300.csv');
+    // A 24 h window needs 1440 bars: 300 bars give an empty (but valid) recording with its meta line.
+    const cli = program();
+    await cli.run(['import', '--from', 'bars-csv', '--symbol', 'cmt_btcusdt', input, out]);
+    expect(cli.info.join('\n')).toMatch(/imported 0 snapshots/);
+    const rec = await openRecording(out, { truncatedGzip: 'error' });
+    expect(rec.meta).toMatchObject({ synthetic: ['best_bid', 'best_ask'], source: { kind: 'ohlcv-csv' } });
+    await rec.close();
+    await expect(
+      program().run(['import', '--from', 'bars-csv', '--symbol', 'cmt_btcusdt', input, out]),
+    ).rejects.toThrow(/file exists/);
+    await program().run(['import', '--from', 'bars-csv', '--symbol', 'cmt_btcusdt', '--force', input, out]);
+
+    const events = join(dir, 'events.ndjson');
+    const ws = join(repoRoot, 'test/fixtures/market/binance-usdm-btcusdt-20240719-slice.txt');
+    await program().run([
+      'import',
+      '--from',
+      'binance-ws',
+      '--symbol',
+      'cmt_btcusdt',
+      '--grid-ms',
+      '1000',
+      ws,
+      events,
+    ]);
+    expect((await collect(events)).map((p) => p.t)).toEqual([1721347203000, 1721347204000]);
+    expect(await openRecording(events).then(async (r) => (await r.close(), r.meta))).toMatchObject({
+      fields24h: 'session-relative',
+    });
+
+    await expect(
+      program().run([
+        'import',
+        '--from',
+        'bars-csv',
+        '--symbol',
+        's',
+        '--grid-ms',
+        '5',
+        input,
+        join(dir, 'a'),
+      ]),
+    ).rejects.toThrow(/apply to --from binance-ws only/);
+    await expect(
+      program().run(['import', '--from', 'binance-ws', '--symbol', 'bad symbol!', ws, join(dir, 'b')]),
+    ).rejects.toThrow(/--symbol/);
+    // A failed import leaves no partial output.
+    const broken = join(dir, 'broken.csv');
+    writeFileSync(broken, 'timestamp,open,high,low,close,volume\n2024-01-01 00:00:00,1,2,0,x,1\n');
+    await expect(
+      program().run(['import', '--from', 'bars-csv', '--symbol', 's', broken, join(dir, 'c.ndjson')]),
+    ).rejects.toThrow(/broken\.csv:2/);
+    expect(existsSync(join(dir, 'c.ndjson'))).toBe(false);
+  });
+});

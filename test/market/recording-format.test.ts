@@ -1,0 +1,212 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { isDecimalString } from '../../src/core/decimal.ts';
+import { BadInputError } from '../../src/core/errors.ts';
+import { parseCommonPollLine } from '../../src/market/recording/fast-line.ts';
+import {
+  isDecimalText,
+  RECORDING_DECIMAL,
+  isRecordedPollShape,
+  parseRecordingLine,
+  recordedPollSchema,
+} from '../../src/market/recording/format.ts';
+import { samplePolls, wire } from './helpers.ts';
+
+const decimalAlphabet = fc.constantFrom('0', '1', '9', '.', '-', '+', 'e', 'E', 'x', ' ', '', 'a');
+
+describe('recording line checks', () => {
+  it('isDecimalText accepts exactly what the decimal regex of core/decimal.ts accepts', () => {
+    fc.assert(
+      fc.property(
+        fc.array(decimalAlphabet, { maxLength: 10 }).map((cs) => cs.join('')),
+        (s) => {
+          expect(isDecimalText(s)).toBe(isDecimalString(s));
+        },
+      ),
+      { numRuns: 5000 },
+    );
+    for (const s of ['0', '-0', '1.', '.5', '-.5', '1e5', '1E-5', '00012.3400', '90755.3'])
+      expect(isDecimalText(s)).toBe(true);
+    for (const s of ['', '.', '-', '+1', '1e', '1.2.3', ' 1', '1 ', '0x10', 'NaN', 'Infinity', '1_0'])
+      expect(isDecimalText(s)).toBe(false);
+  });
+
+  // Values that break one field at a time, to compare the fast check with the zod schema.
+  const fieldValue = fc.oneof(
+    fc.constantFrom<unknown>(
+      '1',
+      '1.5',
+      '-2',
+      '1e3',
+      '',
+      'abc',
+      '1.2.3',
+      5,
+      null,
+      true,
+      [],
+      {},
+      undefined,
+      '123456789012345',
+      '12345678901234567',
+    ),
+    fc.string({ maxLength: 6 }),
+  );
+  const fields = [
+    'symbol',
+    'last',
+    'best_bid',
+    'best_ask',
+    'high_24h',
+    'low_24h',
+    'volume_24h',
+    'timestamp',
+    'priceChangePercent',
+    'base_volume',
+    'markPrice',
+    'indexPrice',
+    'extra',
+  ];
+
+  it('the fast structural check agrees with the zod schema on every line', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.constantFrom(...fields), fieldValue), { maxLength: 3 }),
+        fc.oneof(
+          fc.constant<unknown>(1_700_000_000_000),
+          fc.constantFrom<unknown>(-1, 1.5, '5', null, 2 ** 53),
+        ),
+        fc.boolean(),
+        (edits, t, asArray) => {
+          const ticker: Record<string, unknown> = { ...wire('cmt_btcusdt', 1, '90000.1') };
+          for (const [k, v] of edits) {
+            if (v === undefined) delete ticker[k];
+            else ticker[k] = v;
+          }
+          const line = JSON.parse(JSON.stringify({ t, tickers: asArray ? [ticker] : ticker })) as unknown;
+          expect(isRecordedPollShape(line)).toBe(recordedPollSchema.safeParse(line).success);
+        },
+      ),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('parseRecordingLine tells meta from polls and names the line', () => {
+    expect(parseRecordingLine('{"meta":{"a":1}}', 'f', 1)).toEqual({ kind: 'meta', meta: { a: 1 } });
+    const p = parseRecordingLine('{"t":1,"tickers":[]}', 'f', 7);
+    expect(p).toEqual({ kind: 'poll', poll: { t: 1, tickers: [] } });
+    expect(() => parseRecordingLine('{"meta":5}', 'f', 1)).toThrow(/f:1: bad meta line/);
+    expect(() => parseRecordingLine('nope', 'file.ndjson', 12)).toThrow(BadInputError);
+    expect(() => parseRecordingLine('nope', 'file.ndjson', 12)).toThrow(/file\.ndjson:12: bad JSON/);
+  });
+
+  // The fast path of the reader must be JSON.parse + the structural check, only faster.
+  const tickerKeys = [
+    'symbol',
+    'last',
+    'best_ask',
+    'best_bid',
+    'high_24h',
+    'low_24h',
+    'volume_24h',
+    'timestamp',
+    'priceChangePercent',
+    'base_volume',
+    'markPrice',
+    'indexPrice',
+  ];
+  const tickerObject = fc
+    .tuple(
+      fc.shuffledSubarray(tickerKeys, { minLength: 8 }),
+      fc.constantFrom(
+        '90000.1',
+        '0',
+        '-0.0005',
+        '1e5',
+        '12',
+        'x',
+        '',
+        '1.2.3',
+        'cmt_btcusdt',
+        '1700000000000',
+      ),
+      fc.option(
+        fc.tuple(
+          fc.constantFrom('extra', '__proto__', 'symbol', 'last'),
+          fc.constantFrom('v', '1', '\u0001'),
+        ),
+        { nil: undefined },
+      ),
+    )
+    .map(([keys, odd, extra]) => {
+      const base = wire('cmt_btcusdt', 1_700_000_000_000, '90000.1', {
+        markPrice: '90000.2',
+        indexPrice: '90000.3',
+      }) as unknown as Record<string, string>;
+      // A JSON object text with these keys in this order, one value possibly odd, maybe one extra key.
+      const pairs = keys.map((k, i) => [k, i === 1 ? odd : (base[k] as string)] as const);
+      const text = pairs.map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)}`);
+      if (extra) text.push(`${JSON.stringify(extra[0])}:"${extra[1]}"`);
+      return `{${text.join(',')}}`;
+    });
+  const pollLine = fc
+    .tuple(
+      fc.constantFrom('0', '7', '1700000000000', '01', '1.5', '-1', '123456789012345678'),
+      fc.array(tickerObject, { maxLength: 3 }),
+    )
+    .map(([t, tickers]) => `{"t":${t},"tickers":[${tickers.join(',')}]}`);
+  const edit = fc.tuple(
+    fc.nat(),
+    fc.constantFrom('', ' ', '\\', '"', '0', ',', '}', ']', '{', ':', '\t', '\u0001', 'é'),
+    fc.boolean(),
+  );
+  const mutated = fc.tuple(pollLine, fc.array(edit, { maxLength: 2 })).map(([line, edits]) => {
+    let s = line;
+    for (const [at, text, replace] of edits) {
+      const i = at % (s.length + 1);
+      s = s.slice(0, i) + text + s.slice(replace ? i + 1 : i);
+    }
+    return s;
+  });
+
+  it('the specialised line parser returns exactly what JSON.parse returns, for valid polls only', () => {
+    let fastHits = 0;
+    fc.assert(
+      fc.property(fc.oneof(pollLine, mutated), (line) => {
+        const fast = parseCommonPollLine(line);
+        let parsed: unknown;
+        try {
+          parsed = JSON.parse(line);
+        } catch {
+          parsed = undefined;
+        }
+        if (fast !== undefined) {
+          fastHits++;
+          expect(parsed).toBeDefined();
+          // Same values, same key order.
+          expect(JSON.stringify(fast)).toBe(JSON.stringify(parsed));
+          expect(fast).toEqual(parsed);
+          expect(isRecordedPollShape(parsed)).toBe(true);
+        }
+      }),
+      { numRuns: 4000 },
+    );
+    expect(fastHits).toBeGreaterThan(100);
+  });
+
+  it('takes the fast path for canonical poll lines, whatever the key order', () => {
+    for (const p of samplePolls(5)) expect(parseCommonPollLine(JSON.stringify(p))).toEqual(p);
+    const reordered = {
+      t: 1,
+      tickers: [{ ...Object.fromEntries(Object.entries(wire('a', 1, '2')).reverse()), markPrice: '1' }],
+    };
+    expect(parseCommonPollLine(JSON.stringify(reordered))).toEqual(reordered);
+    expect(JSON.stringify(parseCommonPollLine(JSON.stringify(reordered)))).toBe(JSON.stringify(reordered));
+    // Declined: whitespace, an extra key, a missing key, an invalid value (JSON.parse and format.ts take over).
+    const line = JSON.stringify(samplePolls(1)[0]);
+    expect(parseCommonPollLine(line.replace(':', ': '))).toBeUndefined();
+    expect(parseCommonPollLine(line.replace('"symbol"', '"fundingRate":"1","symbol"'))).toBeUndefined();
+    expect(parseCommonPollLine(line.replace('"last":"90000.5",', ''))).toBeUndefined();
+    expect(parseCommonPollLine(line.replace('"last":"90000.5"', '"last":"9x"'))).toBeUndefined();
+  });
+});
