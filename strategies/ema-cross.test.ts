@@ -1,13 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { dec } from '../src/strategy/index.ts';
-import { describeOrder, hold, ramp, runStrategy, series, strategyMarbles } from '../src/strategy/testing/index.ts';
+import { backtestConfig, describeOrder, hold, ramp, runStrategy, series, strategyMarbles } from '../src/strategy/testing/index.ts';
 import emaCross, { params } from './ema-cross.ts';
 
 const BTC = 'cmt_btcusdt';
 const FAST = { fastPeriod: 2, slowPeriod: 4, minGapBps: 0 };
 /** Flat, up 100 (a cross up), flat, down 150 (a cross down), flat. */
 const UP_THEN_DOWN = [...hold('64000', 6), ...ramp('64000', '64100', 6, '0.1'), ...hold('64100', 4), ...ramp('64100', '63950', 6, '0.1'), ...hold('63950', 4)];
-const SAMPLE = 'data/binance-btc-eth-20240719-1s.ndjson.gz';
 
 describe('ema-cross', () => {
   it('enters long with an IOC through the ask on a cross up, then flips short in one tick on a cross down', async () => {
@@ -75,19 +74,30 @@ describe('ema-cross', () => {
     });
   });
 
-  it('trades the bundled 5-minute sample with its defaults (the `npm start` example)', async () => {
-    const run = await runStrategy({ strategy: 'strategies/ema-cross.ts', ticks: SAMPLE });
-    expect(run.summary.ticks).toBe(300);
-    expect(run.disabled).toBeUndefined();
-    expect(run.summary.fills).toBeGreaterThanOrEqual(4);
+  it('trades the bundled 5-minute sample with its defaults: the `npm start` backtest (config/example.yaml)', async () => {
+    const { record, summary } = await backtestConfig('config/example.yaml');
+    expect(record.run.tickers).toBe(300);
+    expect(summary.fills).toBeGreaterThanOrEqual(4);
     // Flips: a close and an opposite open placed in the same tick.
-    const flips = run.orders.filter((o, i) => o.side.startsWith('close') && run.orders[i + 1]?.createdAt === o.createdAt && run.orders[i + 1]?.side.startsWith('open'));
+    const orders = [...record.orders].sort((a, b) => a.createdAt - b.createdAt);
+    const flips = orders.filter((o, i) => o.side.startsWith('close') && orders[i + 1]?.createdAt === o.createdAt && orders[i + 1]?.side.startsWith('open'));
     expect(flips.length).toBeGreaterThanOrEqual(1);
-    expect(run.summary.ordersRejected).toBe(0);
-    expect(run.summary.refusals).toEqual({});
-    expect(run.summary.rateLimited).toBe(0);
-    // Never more than one position leg at a time, and never larger than one entry.
-    const size = run.orders[0]?.size ?? dec(0);
-    for (const leg of Object.values(run.summary.positions)) expect(leg.long.plus(leg.short).lte(size)).toBe(true);
+    expect(summary.ordersRejected).toBe(0);
+    expect(summary.rejectionsByReason).toEqual({});
+    expect(summary.responses429).toBe(0);
+  });
+
+  it('backtests config/ema-cross.yaml: taker entries only, one position at a time', async () => {
+    const { record, summary } = await backtestConfig('config/ema-cross.yaml');
+    expect(summary.fills).toBeGreaterThanOrEqual(4);
+    expect(record.orders.every((o) => o.orderType === 'ioc')).toBe(true);
+    expect(record.orders.every((o) => o.status === 'filled')).toBe(true);
+    // Never more than one entry's size open: every open is followed by its close before the next open.
+    let open = 0;
+    for (const o of [...record.orders].sort((a, b) => a.createdAt - b.createdAt || (a.side.startsWith('close') ? -1 : 1))) {
+      open += o.side.startsWith('open') ? 1 : -1;
+      expect(open).toBeLessThanOrEqual(1);
+    }
+    expect(summary.ordersRejected).toBe(0);
   });
 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { dec, type Order } from '../src/strategy/index.ts';
-import { describeIntent, hold, runStrategy, series, strategyMarbles, type StrategyRun } from '../src/strategy/testing/index.ts';
+import { readRecording } from '../src/market/recording/reader.ts';
+import { backtestConfig, describeIntent, hold, runStrategy, series, strategyMarbles, type StrategyRun } from '../src/strategy/testing/index.ts';
 import marketMaker from './market-maker.ts';
 
 const ETH = 'cmt_ethusdt';
@@ -35,15 +36,16 @@ describe('market-maker', () => {
   });
 
   it('replaces stale quotes in one tick: the cancels, then the new quotes as one batch', async () => {
-    const run = await runStrategy({ strategy: marketMaker, ticks: eth([...hold('3420', 2), ...hold('3422', 2)]) });
+    // The mid moves 1.5 bps (more than requoteBps, less than the half spread: no quote is reached).
+    const run = await runStrategy({ strategy: marketMaker, ticks: eth([...hold('3420', 2), ...hold('3420.5', 2)]) });
     const at = run.intents[4]?.at;
     const moved = run.intents.filter((i) => i.at === at).map((i) => describeIntent(i.intent));
     expect(moved.slice(0, 4).every((s) => s.startsWith('cancel '))).toBe(true);
     expect(moved.slice(4)).toEqual([
-      'place open_long 0.058 @ 3421.31 postOnly #mm:b0',
-      'place open_short 0.058 @ 3422.69 postOnly #mm:a0',
-      'place open_long 0.058 @ 3420.63 postOnly #mm:b1',
-      'place open_short 0.058 @ 3423.37 postOnly #mm:a1',
+      'place open_long 0.058 @ 3419.81 postOnly #mm:b0',
+      'place open_short 0.058 @ 3421.19 postOnly #mm:a0',
+      'place open_long 0.058 @ 3419.13 postOnly #mm:b1',
+      'place open_short 0.058 @ 3421.87 postOnly #mm:a1',
     ]);
     expect(run.summary.requestsByEndpoint['batchOrders']).toBe(2);
     expect(run.summary.requestsByEndpoint['cancelOrder']).toBe(4);
@@ -100,17 +102,36 @@ describe('market-maker', () => {
     );
   });
 
-  it('makes markets on the bundled sample: post-only, never crossing, inventory within its limit', async () => {
-    const run = await runStrategy({ strategy: 'strategies/market-maker.ts', ticks: SAMPLE });
-    expect(run.disabled).toBeUndefined();
-    expectNeverCrossing(run);
-    expect(run.summary.fills).toBeGreaterThanOrEqual(4);
-    expect(run.summary.ordersCanceled).toBeGreaterThan(10); // stale quotes were replaced
-    const leg = run.summary.positions[ETH];
-    expect(leg?.long.minus(leg.short).abs().times('3420').lte(dec('1000').plus('200'))).toBe(true);
+  it('backtests config/market-maker.yaml: post-only, never crossing, inventory within its limit', async () => {
+    const { record, summary } = await backtestConfig('config/market-maker.yaml');
+    // The book at each poll of the recording, to check every quote against the book it was placed on.
+    const books = new Map<number, { bid: string; ask: string }>();
+    for await (const poll of readRecording(SAMPLE)) {
+      const w = poll.tickers.find((x) => x.symbol === ETH);
+      if (w !== undefined) books.set(poll.t, { bid: w.best_bid, ask: w.best_ask });
+    }
+    expect(record.orders.length).toBeGreaterThan(20);
+    for (const o of record.orders) {
+      expect(o.orderType).toBe('postOnly');
+      const book = books.get(o.createdAt);
+      expect(book, `no poll at ${o.createdAt}`).toBeDefined();
+      if (book === undefined || o.price === undefined) continue;
+      if (buys(o)) expect(o.price.lt(book.ask), `${o.clientOid} buys at ${o.price.toFixed()} with ask ${book.ask}`).toBe(true);
+      else expect(o.price.gt(book.bid), `${o.clientOid} sells at ${o.price.toFixed()} with bid ${book.bid}`).toBe(true);
+    }
+    expect(summary.fills).toBeGreaterThanOrEqual(4);
+    expect(summary.ordersCanceled).toBeGreaterThan(10); // stale quotes were replaced
     // A close racing its own fill may be refused by the exchange now and then, never more.
-    expect(run.summary.ordersRejected).toBeLessThanOrEqual(2);
-    expect(run.summary.refusals).toEqual({});
-    expect(run.summary.rateLimited).toBe(0);
+    expect(summary.ordersRejected).toBeLessThanOrEqual(2);
+    expect(Object.keys(summary.rejectionsByReason).every((r) => r.startsWith('exchange:'))).toBe(true);
+    expect(summary.responses429).toBe(0);
+    // Net inventory stayed within maxInventoryNotional (1000 USDT) plus one quote.
+    let net = dec(0);
+    const sideOf = new Map(record.orders.map((o) => [o.clientOid as string, o.side]));
+    for (const f of record.fills) {
+      const side = sideOf.get(f.clientOid ?? '');
+      net = side === 'open_long' || side === 'close_short' ? net.plus(f.size) : net.minus(f.size);
+      expect(net.abs().times('3430').lte(dec('1200'))).toBe(true);
+    }
   });
 });

@@ -21,7 +21,12 @@ import {
   historyQueries,
   type HistoryWindowConfig,
 } from './history-window.ts';
-import { nextPlanPage, planHistoryQueries, type PlanCursor, type PlanWindowConfig } from './plan-history-window.ts';
+import {
+  nextPlanPage,
+  planHistoryQueries,
+  type PlanCursor,
+  type PlanWindowConfig,
+} from './plan-history-window.ts';
 
 /** Runs one read request through the weight budget (e.g. `engine.executor.read`). */
 export type ReadThrough = <T>(endpoint: EndpointId, run: () => Promise<T>) => Promise<T>;
@@ -53,7 +58,9 @@ export async function fetchFills(
   log: Logger,
 ): Promise<FetchedFills> {
   const lookback =
-    oldestOpenAt !== undefined ? Math.max(cfg.initialLookbackMs, now - oldestOpenAt + cfg.overlapMs) : cfg.initialLookbackMs;
+    oldestOpenAt !== undefined
+      ? Math.max(cfg.initialLookbackMs, now - oldestOpenAt + cfg.overlapMs)
+      : cfg.initialLookbackMs;
   const pollCfg: FillsPagingConfig = { ...cfg, initialLookbackMs: lookback };
   let paging = beginFillsPoll(cursor, pollCfg, now);
   const fills: FillReport[] = [];

@@ -232,7 +232,14 @@ export class Reconciler {
       let coversSince = Number.POSITIVE_INFINITY;
       if (withHistory) {
         // Read the open orders again: the fills pages took time, orders may have been created since.
-        const got = await fetchHistory(read, d.port, d.store.openOrders(), d.symbols, cfg.history.window, started);
+        const got = await fetchHistory(
+          read,
+          d.port,
+          d.store.openOrders(),
+          d.symbols,
+          cfg.history.window,
+          started,
+        );
         reports = got.reports;
         coversSince = got.coversSince;
       }
@@ -278,9 +285,16 @@ export class Reconciler {
       d.log.warn({ clientOid: a.clientOid, event: a.event, anomaly: a.anomaly }, 'reconcile: order anomaly');
     }
     for (const a of r.output.adopted) {
-      d.log.warn({ clientOid: a.clientOid, orderId: a.orderId, status: a.status }, 'adopted an order of ours found only at the exchange');
+      d.log.warn(
+        { clientOid: a.clientOid, orderId: a.orderId, status: a.status },
+        'adopted an order of ours found only at the exchange',
+      );
     }
-    if (r.committed.orphanEvents > 0) d.log.error({ count: r.committed.orphanEvents }, 'reconcile: events for orders in neither the output nor the store');
+    if (r.committed.orphanEvents > 0)
+      d.log.error(
+        { count: r.committed.orphanEvents },
+        'reconcile: events for orders in neither the output nor the store',
+      );
     if (r.committed.changed.length > 0 || r.committed.fillsRecorded > 0) this.#lastActivityAt = r.at;
     d.onRound?.(r);
   }
@@ -291,7 +305,10 @@ export class Reconciler {
     this.#failures.set(key, n);
     this.#lastFailureAt = this.#d.clock.now();
     this.#lastError = e instanceof Error ? e.message : String(e);
-    this.#d.log.warn({ err: e, round: kind, consecutiveFailures: n }, 'reconciliation round failed; retrying at the next interval');
+    this.#d.log.warn(
+      { err: e, round: kind, consecutiveFailures: n },
+      'reconciliation round failed; retrying at the next interval',
+    );
   }
 
   async #plans(read: ReadThrough): Promise<number> {
@@ -309,14 +326,23 @@ export class Reconciler {
         for (const p of got.plans) {
           d.store.recordPlanOrder?.(p, seenAt);
           const before = known.get(p.orderId);
-          if (before === undefined || before !== p.status) fresh.push({ plan: p, first: before === undefined });
+          if (before === undefined || before !== p.status)
+            fresh.push({ plan: p, first: before === undefined });
           known.set(p.orderId, p.status);
         }
         d.store.setMeta(RECONCILE_META.planCursor, encodePlanCursor(got.cursor));
       });
       for (const { plan, first } of fresh) {
         d.log.info(
-          { orderId: plan.orderId, clientOid: plan.clientOid ?? null, symbol: plan.symbol, status: plan.status, type: plan.type, triggerPrice: plan.triggerPrice.toFixed(), size: plan.size.toFixed() },
+          {
+            orderId: plan.orderId,
+            clientOid: plan.clientOid ?? null,
+            symbol: plan.symbol,
+            status: plan.status,
+            type: plan.type,
+            triggerPrice: plan.triggerPrice.toFixed(),
+            size: plan.size.toFixed(),
+          },
           first ? 'plan order seen (recorded, not managed by capibot)' : 'plan order status changed',
         );
         d.onPlanOrder?.(plan, first);

@@ -33,6 +33,8 @@ export interface RoundSettings {
 /** What a committed round changed, for the engine (positions, strategies), logs and metrics. */
 export interface RoundResult {
   readonly at: number;
+  /** The round read order history (a complete picture), not only fills. */
+  readonly full: boolean;
   readonly committed: CommittedReconcile;
   readonly output: ReconcileOutput;
   /** Newly stored fills whose order is known, plus earlier fills attributed now (each tradeId once). */
@@ -63,6 +65,7 @@ export function runRound(store: OrderStore, input: RoundInput, s: RoundSettings)
   const committed = commitReconcile(store, out, { prefix: s.prefix, meta: input.meta });
   return {
     at: s.now,
+    full: s.readHistory,
     committed,
     output: out,
     fillsForEngine: fillsForEngine(out, unattributed),
@@ -88,7 +91,10 @@ function shownWarnings(ws: readonly ReconcileWarning[], readHistory: boolean): R
 }
 
 /** Counts of what a round corrected, named like the `capibot_reconcile_corrections_total` kinds. */
-export function correctionsOf(out: ReconcileOutput, before: ReadonlyMap<ClientOid, Order>): Record<string, number> {
+export function correctionsOf(
+  out: ReconcileOutput,
+  before: ReadonlyMap<ClientOid, Order>,
+): Record<string, number> {
   const c: Record<string, number> = {};
   const add = (k: string, n = 1): void => {
     if (n > 0) c[k] = (c[k] ?? 0) + n;
@@ -97,9 +103,11 @@ export function correctionsOf(out: ReconcileOutput, before: ReadonlyMap<ClientOi
   for (const e of out.events) {
     const prev = before.get(e.clientOid);
     if (e.kind === 'OrderLost') add('declared_lost');
-    else if (e.kind === 'OrderAccepted' && prev !== undefined && prev.orderId === undefined) add('settled_unknown');
+    else if (e.kind === 'OrderAccepted' && prev !== undefined && prev.orderId === undefined)
+      add('settled_unknown');
     else if (e.kind === 'OrderFilled' && prev !== undefined && prev.status === 'canceled') add('late_fill');
-    else if ((e.kind === 'OrderCanceled' || e.kind === 'OrderCompleted') && prev !== undefined) add('terminal_from_exchange');
+    else if ((e.kind === 'OrderCanceled' || e.kind === 'OrderCompleted') && prev !== undefined)
+      add('terminal_from_exchange');
   }
   add('attributed_fill', out.attributed.length);
   return c;
@@ -113,7 +121,8 @@ export function logWarnings(log: Logger, ws: readonly ReconcileWarning[]): void 
       ...(w.clientOid !== undefined ? { clientOid: w.clientOid } : {}),
       ...(w.orderId !== undefined ? { orderId: w.orderId } : {}),
     };
-    if (w.code === 'order-lost' || w.code === 'lost-order-found' || w.code === 'duplicate-client-oid') log.error(fields, w.message);
+    if (w.code === 'order-lost' || w.code === 'lost-order-found' || w.code === 'duplicate-client-oid')
+      log.error(fields, w.message);
     else log.warn(fields, w.message);
   }
 }

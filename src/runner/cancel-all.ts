@@ -18,14 +18,20 @@ export interface CancelAllResult {
   readonly requested: number;
 }
 
-export function cancelOpenOrders(engine: Engine, clock: Clock, filter: (o: Order) => boolean = () => true): CancelAllResult {
+export function cancelOpenOrders(
+  engine: Engine,
+  clock: Clock,
+  filter: (o: Order) => boolean = () => true,
+): CancelAllResult {
   let local = 0;
   let requested = 0;
   for (const o of engine.openOrders()) {
     if (isTerminal(o.status) || o.status === 'canceling' || !filter(o)) continue;
     const at = clock.now();
     if (engine.executor.withdraw(o.clientOid) || o.status === 'created') {
-      engine.applyOrderEvents([{ kind: 'OrderCanceled', clientOid: o.clientOid, at, reason: 'canceled before it was sent' }]);
+      engine.applyOrderEvents([
+        { kind: 'OrderCanceled', clientOid: o.clientOid, at, reason: 'canceled before it was sent' },
+      ]);
       local++;
       continue;
     }

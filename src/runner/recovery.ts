@@ -61,7 +61,10 @@ function countByStatus(statuses: readonly OrderStatus[]): Partial<Record<OrderSt
 export async function recover(d: RecoveryDeps): Promise<RecoveryReport> {
   const before = d.store.openOrders();
   const openBefore = countByStatus(before.map((o) => o.status));
-  d.log.info({ open: before.length, byStatus: openBefore }, 'recovery: reconciling every non-terminal order before strategies start');
+  d.log.info(
+    { open: before.length, byStatus: openBefore },
+    'recovery: reconciling every non-terminal order before strategies start',
+  );
 
   let round = await reconcileWithRetries(d);
 
@@ -76,7 +79,10 @@ export async function recover(d: RecoveryDeps): Promise<RecoveryReport> {
         reason: 'the process stopped while the request was in flight',
       })),
     );
-    d.log.warn({ count: inFlight.length, clientOids: inFlight.map((o) => o.clientOid) }, 'recovery: orders in flight at the crash are now unknown; reconciliation settles them');
+    d.log.warn(
+      { count: inFlight.length, clientOids: inFlight.map((o) => o.clientOid) },
+      'recovery: orders in flight at the crash are now unknown; reconciliation settles them',
+    );
   }
 
   const canceling = d.engine.openOrders().filter((o) => o.status === 'canceling');
@@ -88,7 +94,10 @@ export async function recover(d: RecoveryDeps): Promise<RecoveryReport> {
     });
   }
   if (canceling.length > 0) {
-    d.log.warn({ count: canceling.length, clientOids: canceling.map((o) => o.clientOid) }, 'recovery: cancels in flight at the crash are sent again');
+    d.log.warn(
+      { count: canceling.length, clientOids: canceling.map((o) => o.clientOid) },
+      'recovery: cancels in flight at the crash are sent again',
+    );
   }
 
   let canceled = { local: 0, requested: 0 };

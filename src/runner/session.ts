@@ -7,7 +7,12 @@ import type { SchedulerLike } from 'rxjs';
 import type { Clock } from '../core/clock.ts';
 import type { StrategyId, SymbolId } from '../core/ids.ts';
 import type { ContractSpec } from '../core/market.ts';
-import { createEngine, type Engine, type EngineOptions, type EngineStrategyConfig } from '../engine/engine.ts';
+import {
+  createEngine,
+  type Engine,
+  type EngineOptions,
+  type EngineStrategyConfig,
+} from '../engine/engine.ts';
 import type { ExchangePort } from '../exchange/port.ts';
 import type { Timers } from '../execution/timers.ts';
 import { Reconciler, type ReconcilerConfig } from '../reconcile/pollers.ts';
@@ -68,7 +73,8 @@ export function createSession(d: SessionDeps): Session {
     },
   });
   engine.events$.subscribe((e) => {
-    if (e.kind === 'OrderCreated' || e.kind === 'OrderOutcomeUnknown' || e.kind === 'CancelRequested') reconciler.nudge();
+    if (e.kind === 'OrderCreated' || e.kind === 'OrderOutcomeUnknown' || e.kind === 'CancelRequested')
+      reconciler.nudge();
   });
   return { engine, reconciler, symbols };
 }

@@ -22,6 +22,7 @@ import { SIM_TEST_CREDENTIALS } from '../exchange/sim/create-sim.ts';
 import { pollSourceFrom, type PollSource } from '../exchange/sim/market-clock.ts';
 import { SimPort } from '../exchange/sim/sim-port.ts';
 import { WeexClient } from '../exchange/weex/client.ts';
+import type { ResponseHook } from '../exchange/weex/transport.ts';
 import { openRecording } from '../market/recording/reader.ts';
 import type { ReadThrough } from '../reconcile/fetch.ts';
 import { ReplayClock, SteppedClock, TickerTimeClock, wallClock } from './venue-clock.ts';
@@ -54,13 +55,17 @@ export interface VenueDeps {
   readonly log: Logger;
   /** Seed of the embedded simulator's ids (default: the wall clock, so ids differ between runs). */
   readonly seed?: number;
+  /** Called once per HTTP attempt (metrics). */
+  readonly onResponse?: ResponseHook;
 }
 
 const never = new Promise<void>(() => undefined);
 
-function client(config: Config, log: Logger, credentials: Credentials | undefined): WeexClient {
+function client(d: VenueDeps, credentials: Credentials | undefined): WeexClient {
+  const { config, log } = d;
   const x = config.exchange;
   return new WeexClient({
+    ...(d.onResponse !== undefined ? { onResponse: d.onResponse } : {}),
     baseUrl: x.baseUrl,
     ...(credentials !== undefined ? { credentials } : {}),
     locale: x.locale,
@@ -78,12 +83,12 @@ async function specsOf(port: ExchangePort): Promise<ReadonlyMap<SymbolId, Contra
 
 export async function openVenue(d: VenueDeps): Promise<Venue> {
   const { config } = d;
-  if (config.mode === 'live') return clientVenue('live', client(config, d.log, d.credentials), wallClock);
+  if (config.mode === 'live') return clientVenue('live', client(d, d.credentials), wallClock);
   if (config.paper.venue === 'http') {
     if (d.credentials === undefined) {
       d.log.warn('paper.venue http: no credentials in the environment; using the simulator test credentials');
     }
-    const c = client(config, d.log, d.credentials ?? SIM_TEST_CREDENTIALS);
+    const c = client(d, d.credentials ?? SIM_TEST_CREDENTIALS);
     return clientVenue('paper-http', c, new TickerTimeClock(wallClock));
   }
   if (config.paper.source === 'live') return embeddedLive(d);
@@ -128,7 +133,7 @@ function simPort(config: Config, clock: Clock, seed: number): SimPort {
 function embeddedLive(d: VenueDeps): Venue {
   const clock = wallClock;
   const sim = simPort(d.config, clock, d.seed ?? Date.now() % 2 ** 31);
-  const source = client(d.config, d.log, undefined);
+  const source = client(d, undefined);
   const feed = (tickers: readonly Ticker[]): readonly Ticker[] => {
     sim.applyTickers(
       clock.now(),

@@ -1,6 +1,7 @@
-// starter: the template `capibot new-strategy NAME` copies. A small but complete strategy: while
-// flat it rests a post-only buy a little below the mid; once that fills it rests a take-profit sell
-// above the entry price; a resting entry the market walked away from is replaced.
+// starter: a capibot strategy plugin, started from the template of `capibot new-strategy`. A small
+// but complete strategy: while flat it rests a post-only buy a little below the mid; once that fills
+// it rests a take-profit sell above the entry price; a resting entry the market walked away from is
+// replaced. Its test (the .test.ts file next to it) runs it through the real engine in virtual time.
 //
 // What to keep when you change it:
 // - prices and sizes relative to the market (bps of the mid, a quote notional), rounded with

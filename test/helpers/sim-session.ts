@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import type { Dec } from '../../src/core/decimal.ts';
 import { dec } from '../../src/core/decimal.ts';
-import type { ClientOid, OrderId, StrategyId, SymbolId, TradeId } from '../../src/core/ids.ts';
+import type { ClientOid, OrderId, StrategyId, TradeId } from '../../src/core/ids.ts';
 import { strategyId } from '../../src/core/ids.ts';
 import type { Intent } from '../../src/core/intents.ts';
 import type { Ticker } from '../../src/core/market.ts';
@@ -73,7 +73,10 @@ class MortalPort implements ExchangePort {
     if (!this.alive) return new Promise<T>(() => undefined);
     return fn().then(
       (v) => (this.alive ? v : new Promise<T>(() => undefined)),
-      (e: unknown) => (this.alive ? Promise.reject(e instanceof Error ? e : new Error(String(e))) : new Promise<T>(() => undefined)),
+      (e: unknown) =>
+        this.alive
+          ? Promise.reject(e instanceof Error ? e : new Error(String(e)))
+          : new Promise<T>(() => undefined),
     );
   }
 

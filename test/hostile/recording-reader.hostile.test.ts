@@ -171,7 +171,9 @@ describe('hostile lines', () => {
         } else {
           const where = (o.error as BadInputError).where ?? '';
           expect(where.startsWith(path)).toBe(true);
-          if (where !== path) expect(Number(where.slice(path.length + 1))).toBe(at + 2);
+          // The error names the altered line, or the line after it when the altered line is valid
+          // but its larger `t` makes the next one go backwards in time.
+          if (where !== path) expect([at + 2, at + 3]).toContain(Number(where.slice(path.length + 1)));
         }
       }),
       { numRuns: 300 },

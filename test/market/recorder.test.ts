@@ -140,22 +140,29 @@ async function pollsSoFar(path: string): Promise<RecordedPoll[]> {
   }
 }
 
-async function waitForPolls(path: string, n: number, timeoutMs = 15_000): Promise<void> {
+async function waitForPolls(
+  path: string,
+  n: number,
+  stderr: () => string,
+  timeoutMs = 40_000,
+): Promise<void> {
   const until = Date.now() + timeoutMs;
   while ((await pollsSoFar(path)).length < n) {
-    if (Date.now() > until) throw new Error(`fewer than ${n} polls in ${path} after ${timeoutMs} ms`);
+    if (Date.now() > until)
+      throw new Error(`fewer than ${n} polls in ${path} after ${timeoutMs} ms; stderr: ${stderr()}`);
     await new Promise((r) => setTimeout(r, 100));
   }
 }
 
-describe('capibot record (child process)', () => {
+// Child processes start slowly on a loaded machine: these tests get a longer timeout.
+describe('capibot record (child process)', { timeout: 90_000 }, () => {
   it('SIGINT mid-recording leaves a complete gzip file; a second run continues it', async () => {
     const base = await tickersServer();
     const out = join(tempDir(), 'live.ndjson.gz');
     const run = capibot(['record', '--out', out, '--base-url', base, '--interval-ms', '400']);
-    await waitForPolls(out, 2);
+    await waitForPolls(out, 2, run.stderr);
     run.child.kill('SIGINT');
-    expect(await run.exit).toBe(0);
+    expect(await run.exit, run.stderr()).toBe(0);
     expect(run.stderr()).toMatch(/wrote \d+ polls/);
     // Strict read: the gzip trailer was written, no torn line.
     const polls: RecordedPoll[] = [];
@@ -176,7 +183,7 @@ describe('capibot record (child process)', () => {
       '--symbols',
       'cmt_ethusdt',
     ]);
-    expect(await again.exit).toBe(0);
+    expect(await again.exit, again.stderr()).toBe(0);
     expect(again.stderr()).toMatch(/appended \d+ polls/);
     const all = await collect(out);
     expect(all.length).toBeGreaterThan(polls.length);
@@ -187,7 +194,7 @@ describe('capibot record (child process)', () => {
     const base = await tickersServer();
     const out = join(tempDir(), 'killed.ndjson.gz');
     const run = capibot(['record', '--out', out, '--base-url', base, '--interval-ms', '400']);
-    await waitForPolls(out, 2);
+    await waitForPolls(out, 2, run.stderr);
     run.child.kill('SIGKILL');
     await run.exit;
     // Every poll was flushed with Z_SYNC_FLUSH: the data decodes to whole lines without a trailer.

@@ -1,6 +1,6 @@
 import { appendFileSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { gzipSync } from 'node:zlib';
+import { constants as zc, createGzip, gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { BadInputError, InvariantViolation } from '../../src/core/errors.ts';
 import type { RecordedPoll } from '../../src/core/market.ts';
@@ -161,6 +161,45 @@ describe('appending', () => {
     w2.write(JSON.parse(poll(3)) as RecordedPoll);
     await w2.close();
     expect((await collect(whole)).map((p) => p.t)).toEqual([1, 2, 3]);
+  });
+
+  it('refuses to continue a plain file as gzip and the other way round', async () => {
+    const dir = tempDir();
+    const plain = join(dir, 'plain.ndjson.gz');
+    writeFileSync(plain, lines(poll(1)));
+    await expect(openRecordingWriter(plain)).rejects.toThrow(
+      /it is plain text but would be continued as gzip/,
+    );
+    const gz = join(dir, 'gz.ndjson');
+    writeFileSync(gz, gzipSync(lines(poll(1))));
+    await expect(openRecordingWriter(gz)).rejects.toThrow(/it is gzip but would be continued as plain text/);
+  });
+
+  it('leaves a file that is not a valid recording untouched when refusing to continue it', async () => {
+    const path = join(tempDir(), 'notes.ndjson');
+    const text = lines(poll(1), 'my notes') + 'no newline at the end';
+    writeFileSync(path, text);
+    await expect(openRecordingWriter(path)).rejects.toThrow(/notes\.ndjson:2/);
+    expect(readFileSync(path, 'utf8')).toBe(text);
+  });
+
+  it('drops a torn line at the end of a gzip tail without trailer before appending', async () => {
+    const path = join(tempDir(), 'torn.ndjson.gz');
+    const gz = createGzip();
+    const parts: Buffer[] = [];
+    gz.on('data', (b: Buffer) => parts.push(b));
+    gz.write(lines(poll(1), poll(2)) + poll(3).slice(0, 30));
+    await new Promise<void>((resolve) => gz.flush(zc.Z_SYNC_FLUSH, () => resolve()));
+    writeFileSync(path, Buffer.concat(parts));
+    gz.destroy();
+    await expect(collect(path)).rejects.toThrow(
+      /torn\.ndjson\.gz:3: gzip data ends early, in the middle of this line/,
+    );
+    const w = await openRecordingWriter(path);
+    expect(w.lastT).toBe(2);
+    w.write(JSON.parse(poll(4)) as RecordedPoll);
+    await w.close();
+    expect((await collect(path)).map((p) => p.t)).toEqual([1, 2, 4]);
   });
 
   it('re-encodes a gzip tail without trailer (a killed writer) before appending a member', async () => {

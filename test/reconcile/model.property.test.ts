@@ -10,7 +10,6 @@
 // on virtual time; a crash drops the engine and the pollers and reopens the store file.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { dec } from '../../src/core/decimal.ts';
 import type { Order, OrderSide } from '../../src/core/orders.ts';
 import type { ExchangePort } from '../../src/exchange/port.ts';
 import type { FaultProfile } from '../../src/exchange/sim/faults.ts';
@@ -82,92 +81,95 @@ interface Spec {
   readonly size: '0.001' | '0.002' | '0.003';
 }
 
-class PlaceBatch implements fc.AsyncCommand<Model, Real> {
-  constructor(readonly specs: readonly Spec[]) {}
-  check = (m: Readonly<Model>) => m.orders + this.specs.length <= MAX_ORDERS;
-  async run(m: Model, r: Real): Promise<void> {
-    m.orders += this.specs.length;
-    r.x.control.wishes.push((ctx, t) =>
-      this.specs.map((s) => ctx.place({ symbol: BTC, side: s.side, size: s.size, price: t.last.plus(s.offset).toFixed(1) })),
-    );
-    await r.x.tick('0', 100);
-  }
-  toString = () => `place(${this.specs.map((s) => `${s.side}@${s.offset}x${s.size}`).join(',')})`;
+type Cmd = fc.AsyncCommand<Model, Real>;
+
+function placeBatch(specs: readonly Spec[]): Cmd {
+  return {
+    check: (m) => m.orders + specs.length <= MAX_ORDERS,
+    run: async (m, r) => {
+      m.orders += specs.length;
+      r.x.control.wishes.push((ctx, t) =>
+        specs.map((s) =>
+          ctx.place({ symbol: BTC, side: s.side, size: s.size, price: t.last.plus(s.offset).toFixed(1) }),
+        ),
+      );
+      await r.x.tick('0', 100);
+    },
+    toString: () => `place(${specs.map((s) => `${s.side}@${s.offset}x${s.size}`).join(',')})`,
+  };
 }
 
-class Cancel implements fc.AsyncCommand<Model, Real> {
-  constructor(readonly pick: number) {}
-  check = () => true;
-  async run(_m: Model, r: Real): Promise<void> {
-    r.x.control.wishes.push((ctx) => {
-      const open = ctx.openOrders();
-      const o = open[this.pick % Math.max(1, open.length)];
-      return o === undefined ? [] : [ctx.cancel(o)];
-    });
-    await r.x.tick('0', 100);
-  }
-  toString = () => `cancel(${this.pick})`;
+function cancel(pick: number): Cmd {
+  return {
+    check: () => true,
+    run: async (_m, r) => {
+      r.x.control.wishes.push((ctx) => {
+        const open = ctx.openOrders();
+        const o = open[pick % Math.max(1, open.length)];
+        return o === undefined ? [] : [ctx.cancel(o)];
+      });
+      await r.x.tick('0', 100);
+    },
+    toString: () => `cancel(${pick})`,
+  };
 }
 
-class MoveMarket implements fc.AsyncCommand<Model, Real> {
-  constructor(
-    readonly move: number,
-    readonly dtMs: number,
-  ) {}
-  check = () => true;
-  async run(_m: Model, r: Real): Promise<void> {
-    await r.x.tick(String(this.move), this.dtMs);
-  }
-  toString = () => `market(${this.move}, +${this.dtMs}ms)`;
+function moveMarket(move: number, dtMs: number): Cmd {
+  return {
+    check: () => true,
+    run: (_m, r) => r.x.tick(String(move), dtMs),
+    toString: () => `market(${move}, +${dtMs}ms)`,
+  };
 }
 
-class Wait implements fc.AsyncCommand<Model, Real> {
-  constructor(readonly ms: number) {}
-  check = () => true;
-  async run(_m: Model, r: Real): Promise<void> {
-    await r.x.advance(this.ms);
-  }
-  toString = () => `wait(${this.ms})`;
+function wait(ms: number): Cmd {
+  return { check: () => true, run: (_m, r) => r.x.advance(ms), toString: () => `wait(${ms})` };
 }
 
-class ReconcileNow implements fc.AsyncCommand<Model, Real> {
-  check = () => true;
-  async run(_m: Model, r: Real): Promise<void> {
+const reconcileNow: Cmd = {
+  check: () => true,
+  run: async (_m, r) => {
     await r.x.drive(r.x.reconciler.reconcileOnce()).catch(() => undefined);
-  }
-  toString = () => 'reconcile';
-}
+  },
+  toString: () => 'reconcile',
+};
 
-class CrashAndRestart implements fc.AsyncCommand<Model, Real> {
-  constructor(readonly downMs: number) {}
-  check = (m: Readonly<Model>) => m.crashes < MAX_CRASHES;
-  async run(m: Model, r: Real): Promise<void> {
-    m.crashes++;
-    r.x.crash();
-    await r.x.advance(this.downMs);
-    await r.x.boot();
-  }
-  toString = () => `crash+restart(down ${this.downMs}ms)`;
+function crashAndRestart(downMs: number): Cmd {
+  return {
+    check: (m) => m.crashes < MAX_CRASHES,
+    run: async (m, r) => {
+      m.crashes++;
+      r.x.crash();
+      await r.x.advance(downMs);
+      await r.x.boot();
+    },
+    toString: () => `crash+restart(down ${downMs}ms)`,
+  };
 }
 
 /** The process dies inside a placement request (before or after the venue takes it), then restarts. */
-class CrashInPlacement implements fc.AsyncCommand<Model, Real> {
-  constructor(
-    readonly when: 'before' | 'after',
-    readonly spec: Spec,
-  ) {}
-  check = (m: Readonly<Model>) => m.crashes < MAX_CRASHES && m.orders < MAX_ORDERS;
-  async run(m: Model, r: Real): Promise<void> {
-    m.crashes++;
-    m.orders++;
-    r.armed = this.when;
-    r.x.control.wishes.push((ctx, t) => ctx.place({ symbol: BTC, side: this.spec.side, size: this.spec.size, price: t.last.plus(this.spec.offset).toFixed(1) }));
-    await r.x.tick('0', 100);
-    if (!r.x.dead) r.x.crash(); // the placement never went out (refused before a request): crash anyway
-    r.armed = undefined;
-    await r.x.boot();
-  }
-  toString = () => `crash-${this.when}-placement(${this.spec.side}@${this.spec.offset})`;
+function crashInPlacement(when: 'before' | 'after', spec: Spec): Cmd {
+  return {
+    check: (m) => m.crashes < MAX_CRASHES && m.orders < MAX_ORDERS,
+    run: async (m, r) => {
+      m.crashes++;
+      m.orders++;
+      r.armed = when;
+      r.x.control.wishes.push((ctx, t) =>
+        ctx.place({
+          symbol: BTC,
+          side: spec.side,
+          size: spec.size,
+          price: t.last.plus(spec.offset).toFixed(1),
+        }),
+      );
+      await r.x.tick('0', 100);
+      if (!r.x.dead) r.x.crash(); // no placement request went out (e.g. it waits for budget): crash anyway
+      r.armed = undefined;
+      await r.x.boot();
+    },
+    toString: () => `crash-${when}-placement(${spec.side}@${spec.offset})`,
+  };
 }
 
 const spec = fc.record({
@@ -176,17 +178,27 @@ const spec = fc.record({
   size: fc.constantFrom('0.001' as const, '0.002' as const, '0.003' as const),
 });
 
+const place = fc.array(spec, { minLength: 1, maxLength: 4 }).map((s) => placeBatch(s));
+const market = fc
+  .tuple(fc.integer({ min: -25, max: 25 }), fc.integer({ min: 200, max: 3_000 }))
+  .map(([mv, dt]) => moveMarket(mv, dt));
+
+// Placements and market moves are listed twice: they are what most steps should be.
 const commands = fc.commands(
   [
-    fc.array(spec, { minLength: 1, maxLength: 3 }).map((s) => new PlaceBatch(s)),
-    fc.nat(20).map((k) => new Cancel(k)),
-    fc.tuple(fc.integer({ min: -25, max: 25 }), fc.integer({ min: 200, max: 3_000 })).map(([mv, dt]) => new MoveMarket(mv, dt)),
-    fc.integer({ min: 500, max: 8_000 }).map((ms) => new Wait(ms)),
-    fc.constant(new ReconcileNow()),
-    fc.integer({ min: 0, max: 5_000 }).map((ms) => new CrashAndRestart(ms)),
-    fc.tuple(fc.constantFrom<'before' | 'after'>('before', 'after'), spec).map(([w, s]) => new CrashInPlacement(w, s)),
+    place,
+    place,
+    market,
+    market,
+    fc.nat(20).map((k) => cancel(k)),
+    fc.integer({ min: 500, max: 8_000 }).map((ms) => wait(ms)),
+    fc.constant(reconcileNow),
+    fc.integer({ min: 0, max: 5_000 }).map((ms) => crashAndRestart(ms)),
+    fc
+      .tuple(fc.constantFrom<'before' | 'after'>('before', 'after'), spec)
+      .map(([w, s]) => crashInPlacement(w, s)),
   ],
-  { maxCommands: 25 },
+  { maxCommands: 30 },
 );
 
 // ---- comparison ----------------------------------------------------------------------------------
@@ -208,7 +220,8 @@ function differences(x: SimSession): string[] {
     const want = o.status === 'pending' ? 'open' : o.status;
     const have = local.status === 'pending' ? 'open' : local.status;
     if (have !== want) diffs.push(`${o.clientOid}: status ${local.status} ≠ exchange ${o.status}`);
-    if (!local.filledQty.eq(o.filledQty)) diffs.push(`${o.clientOid}: filled ${local.filledQty.toFixed()} ≠ ${o.filledQty.toFixed()}`);
+    if (!local.filledQty.eq(o.filledQty))
+      diffs.push(`${o.clientOid}: filled ${local.filledQty.toFixed()} ≠ ${o.filledQty.toFixed()}`);
   }
   for (const l of x.store.allOrders()) {
     if (x.sim.core.orderByClientOid(l.clientOid) !== undefined) continue;
@@ -220,10 +233,13 @@ function differences(x: SimSession): string[] {
   for (const f of x.sim.core.fills()) {
     const s = stored.get(f.tradeId);
     if (s === undefined) diffs.push(`fill ${f.tradeId} of ${f.clientOid} missing from the store`);
-    else if (s.clientOid !== f.clientOid) diffs.push(`fill ${f.tradeId} attributed to ${s.clientOid ?? 'nobody'}, not ${f.clientOid}`);
-    else if (!s.size.eq(f.size)) diffs.push(`fill ${f.tradeId}: size ${s.size.toFixed()} ≠ ${f.size.toFixed()}`);
+    else if (s.clientOid !== f.clientOid)
+      diffs.push(`fill ${f.tradeId} attributed to ${s.clientOid ?? 'nobody'}, not ${f.clientOid}`);
+    else if (!s.size.eq(f.size))
+      diffs.push(`fill ${f.tradeId}: size ${s.size.toFixed()} ≠ ${f.size.toFixed()}`);
   }
-  if (stored.size !== x.sim.core.fills().length) diffs.push(`store has ${stored.size} fills, the exchange ${x.sim.core.fills().length}`);
+  if (stored.size !== x.sim.core.fills().length)
+    diffs.push(`store has ${stored.size} fills, the exchange ${x.sim.core.fills().length}`);
   return diffs;
 }
 
@@ -236,10 +252,12 @@ function alwaysTrue(x: SimSession): string[] {
     seen.add(o.clientOid);
   }
   const simFills = new Set(x.sim.core.fills().map((f) => f.tradeId));
-  for (const f of x.store.allFills()) if (!simFills.has(f.tradeId)) out.push(`stored fill ${f.tradeId} unknown to the exchange`);
+  for (const f of x.store.allFills())
+    if (!simFills.has(f.tradeId)) out.push(`stored fill ${f.tradeId} unknown to the exchange`);
   for (const l of x.store.allOrders()) {
     if (l.orderId === undefined) continue;
-    if (x.sim.core.order(l.orderId)?.clientOid !== l.clientOid) out.push(`${l.clientOid} linked to the wrong order ${l.orderId}`);
+    if (x.sim.core.order(l.orderId)?.clientOid !== l.clientOid)
+      out.push(`${l.clientOid} linked to the wrong order ${l.orderId}`);
   }
   return out;
 }
@@ -270,9 +288,9 @@ describe('reconciliation converges under faults and crashes (model-based)', () =
         try {
           await x.boot();
           await fc.asyncModelRun(
-            () => ({ model: { orders: 0, crashes: 0 }, real: real as Real }),
+            () => ({ model: { orders: 0, crashes: 0 }, real: real }),
             [...cmds].map((c) => {
-              const wrapped: fc.AsyncCommand<Model, Real> = {
+              const wrapped: Cmd = {
                 check: (m) => c.check(m),
                 run: async (m, r) => {
                   await c.run(m, r);
@@ -290,9 +308,7 @@ describe('reconciliation converges under faults and crashes (model-based)', () =
           x.close();
         }
       }),
-      { numRuns: Number(process.env["CAPIBOT_MODEL_RUNS"] ?? 30), endOnFailure: true },
+      { numRuns: Number(process.env['CAPIBOT_MODEL_RUNS'] ?? 30), endOnFailure: true },
     );
   }, 60_000);
 });
-
-export { dec };

@@ -28,7 +28,9 @@ describe('reconciliation pollers', () => {
   it('a fill of a resting order reaches the store, the order and the strategy (fills are not lost when no reply carries them)', async () => {
     const x = open();
     await x.boot();
-    x.control.wishes.push((ctx) => ctx.place({ symbol: BTC, side: 'open_long', size: '0.001', price: '59995' }));
+    x.control.wishes.push((ctx) =>
+      ctx.place({ symbol: BTC, side: 'open_long', size: '0.001', price: '59995' }),
+    );
     await x.tick();
     const [o] = x.store.allOrders();
     expect(o?.status).toBe('pending');
@@ -46,7 +48,9 @@ describe('reconciliation pollers', () => {
   it('a placement whose reply was lost is settled by its client_oid from order history (never resent)', async () => {
     const x = open(placementFaults('responseLost'));
     await x.boot();
-    x.control.wishes.push((ctx) => ctx.place({ symbol: BTC, side: 'open_long', size: '0.001', price: '59995' }));
+    x.control.wishes.push((ctx) =>
+      ctx.place({ symbol: BTC, side: 'open_long', size: '0.001', price: '59995' }),
+    );
     await x.tick();
     const [o] = x.store.allOrders();
     expect(o?.status).toBe('unknown');
@@ -62,7 +66,9 @@ describe('reconciliation pollers', () => {
   it('a placement that never reached the exchange is declared lost after the grace period, not before', async () => {
     const x = open(placementFaults('resetBeforeProcessing'));
     await x.boot();
-    x.control.wishes.push((ctx) => ctx.place({ symbol: BTC, side: 'open_long', size: '0.001', price: '59995' }));
+    x.control.wishes.push((ctx) =>
+      ctx.place({ symbol: BTC, side: 'open_long', size: '0.001', price: '59995' }),
+    );
     await x.tick();
     const [o] = x.store.allOrders();
     expect(o?.status).toBe('unknown');
@@ -79,7 +85,9 @@ describe('reconciliation pollers', () => {
     const x = open(placementFaults('responseLost'));
     await x.boot();
     // Marketable: fills on arrival at the simulator, the reply is lost.
-    x.control.wishes.push((ctx) => ctx.place({ symbol: BTC, side: 'open_long', size: '0.002', price: '60005' }));
+    x.control.wishes.push((ctx) =>
+      ctx.place({ symbol: BTC, side: 'open_long', size: '0.002', price: '60005' }),
+    );
     await x.tick();
     const [o] = x.store.allOrders();
     expect(x.sim.core.fills()).toHaveLength(1);
@@ -105,7 +113,9 @@ describe('reconciliation pollers', () => {
     const idleStart = count();
     await x.advance(30_000);
     const idle = count() - idleStart;
-    x.control.wishes.push((ctx) => ctx.place({ symbol: BTC, side: 'open_long', size: '0.001', price: '59995' }));
+    x.control.wishes.push((ctx) =>
+      ctx.place({ symbol: BTC, side: 'open_long', size: '0.001', price: '59995' }),
+    );
     await x.tick();
     const busyStart = count();
     await x.advance(30_000);
@@ -130,7 +140,20 @@ describe('reconciliation pollers', () => {
       createTime: 1_700_000_000_000,
     });
     const x = open({
-      reconcile: { ...testReconcilerConfig(), plans: { intervalMs: 5_000, window: { overlapMs: 60_000, initialLookbackMs: 3_600_000, maxWindowMs: 3_600_000, maxWindows: 2, pageSize: 100, delegateTypes: [] } } },
+      reconcile: {
+        ...testReconcilerConfig(),
+        plans: {
+          intervalMs: 5_000,
+          window: {
+            overlapMs: 60_000,
+            initialLookbackMs: 3_600_000,
+            maxWindowMs: 3_600_000,
+            maxWindows: 2,
+            pageSize: 100,
+            delegateTypes: [],
+          },
+        },
+      },
       wrapPort: (p): ExchangePort => ({
         serverTime: () => p.serverTime(),
         contracts: () => p.contracts(),
@@ -145,7 +168,9 @@ describe('reconciliation pollers', () => {
     });
     await x.boot();
     await x.advance(6_000);
-    expect(x.store.planOrders().map((p) => [p.orderId, p.status])).toEqual([['900000000000000001', 'untriggered']]);
+    expect(x.store.planOrders().map((p) => [p.orderId, p.status])).toEqual([
+      ['900000000000000001', 'untriggered'],
+    ]);
     status = 'triggered';
     await x.advance(6_000);
     expect(x.store.planOrders().map((p) => p.status)).toEqual(['triggered']);
@@ -164,7 +189,9 @@ describe('reconciliation pollers', () => {
         cancelOrder: (r) => p.cancelOrder(r),
         fills: (q) => p.fills(q),
         history: (q) =>
-          failing ? Promise.reject(new ExchangeError('40001', 'bad signature', 400, 'auth', 'history', 'never')) : p.history(q),
+          failing
+            ? Promise.reject(new ExchangeError('40001', 'bad signature', 400, 'auth', 'history', 'never'))
+            : p.history(q),
         planHistory: (q) => p.planHistory(q),
       }),
     });

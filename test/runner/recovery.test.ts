@@ -59,7 +59,9 @@ describe('restart recovery', () => {
     const { x, arm } = crashingSession('after');
     await x.boot();
     arm();
-    x.control.wishes.push((ctx) => ctx.place({ symbol: BTC, side: 'open_long', size: '0.001', price: '59995' }));
+    x.control.wishes.push((ctx) =>
+      ctx.place({ symbol: BTC, side: 'open_long', size: '0.001', price: '59995' }),
+    );
     await x.tick();
     const [o] = x.store.allOrders();
     expect(o?.status).toBe('submitted');
@@ -77,7 +79,9 @@ describe('restart recovery', () => {
     const { x, arm } = crashingSession('before');
     await x.boot();
     arm();
-    x.control.wishes.push((ctx) => ctx.place({ symbol: BTC, side: 'open_long', size: '0.001', price: '59995' }));
+    x.control.wishes.push((ctx) =>
+      ctx.place({ symbol: BTC, side: 'open_long', size: '0.001', price: '59995' }),
+    );
     await x.tick();
     const [o] = x.store.allOrders();
     expect(o?.status).toBe('submitted');
@@ -114,7 +118,9 @@ describe('restart recovery', () => {
     await x.advance(5_000);
     expect(x.sim.core.orders()).toHaveLength(0);
     // The sequence went on: the next order does not reuse the client_oid.
-    x.control.wishes.push((ctx) => ctx.place({ symbol: BTC, side: 'open_long', size: '0.001', price: '59995' }));
+    x.control.wishes.push((ctx) =>
+      ctx.place({ symbol: BTC, side: 'open_long', size: '0.001', price: '59995' }),
+    );
     await x.tick();
     expect(new Set(x.store.allOrders().map((r) => r.clientOid)).size).toBe(2);
   });
@@ -175,7 +181,9 @@ describe('restart recovery', () => {
     expect(report.round.output.foreign.map((o) => o.clientOid)).toEqual(['manual-1']);
     expect(x.store.getOrder(clientOid(`cb-${STRATEGY}-1f`))?.status).toBe('open');
     expect(x.store.getOrder(clientOid('manual-1'))).toBeUndefined();
-    x.control.wishes.push((ctx) => ctx.place({ symbol: BTC, side: 'open_long', size: '0.001', price: '59995' }));
+    x.control.wishes.push((ctx) =>
+      ctx.place({ symbol: BTC, side: 'open_long', size: '0.001', price: '59995' }),
+    );
     await x.tick();
     const mine = x.store.allOrders().filter((o) => o.clientOid !== `cb-${STRATEGY}-1f`);
     expect(mine.map((o) => o.clientOid)).toEqual([`cb-${STRATEGY}-1g`]);

@@ -1,12 +1,55 @@
+// `capibot run --config FILE [--live] [--duration-s N]`: runs the configured strategies, in paper mode
+// (against `capibot sim`, or the in-process simulator over live or recorded tickers) or live. The
+// composition lives in src/runner/; this file parses the command line.
+import { InvalidArgumentError } from 'commander';
+import { loadConfig } from '../../config/load.ts';
+import { runTrading } from '../../runner/runner.ts';
 import type { RegisterCommand } from '../command.ts';
 
-// Placeholder until the owning issue lands: registered so that `capibot --help` lists it.
-export const registerRun: RegisterCommand = (program) => {
+interface RunFlags {
+  readonly config: string;
+  readonly live?: boolean;
+  readonly durationS?: number;
+}
+
+function positiveSeconds(value: string): number {
+  const n = Number(value);
+  if (!/^\d+(\.\d+)?$/.test(value) || !(n > 0))
+    throw new InvalidArgumentError('expected a positive number of seconds');
+  return n;
+}
+
+export const registerRun: RegisterCommand = (program, ctx) => {
   program
     .command('run')
-    .description('(not built yet)')
-    .allowUnknownOption()
-    .action(() => {
-      throw new Error('capibot run is not built yet');
+    .description(
+      'Run the configured strategies: paper mode (capibot sim at exchange.baseUrl, or the in-process simulator) or live mode (needs --live)',
+    )
+    .requiredOption('--config <file>', 'config file (YAML); see `capibot config-schema`')
+    .option('--live', 'confirm live trading with real money (the config must also say mode: live)')
+    .option(
+      '--duration-s <seconds>',
+      'stop gracefully after this many seconds (default: run until SIGTERM/SIGINT)',
+      positiveSeconds,
+    )
+    .addHelpText(
+      'after',
+      `
+Before any strategy sees a ticker, every order the store still holds as open is reconciled with the
+exchange (fills, order history), so a restart after a crash never duplicates or loses an order.
+SIGTERM/SIGINT stop gracefully (stop strategies, optionally cancel open orders, drain within
+shutdown.drainDeadlineMs, reconcile a last time); a second signal exits at once.
+Exit codes: 0 stopped normally, 1 runtime failure, 2 bad usage or config.`,
+    )
+    .action(async (flags: RunFlags) => {
+      const config = loadConfig(flags.config, process.env);
+      const result = await runTrading({
+        config,
+        env: process.env,
+        live: flags.live === true,
+        ...(flags.durationS !== undefined ? { durationMs: Math.round(flags.durationS * 1000) } : {}),
+        say: (line) => ctx.out.info(line),
+      });
+      ctx.setExitCode(result.exitCode);
     });
 };

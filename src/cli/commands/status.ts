@@ -1,12 +1,40 @@
+// `capibot status --config FILE [--json]`: what the bot holds and how it stands, read from the store
+// without taking its lease, so it answers the same whether `capibot run` is up or down.
+import { loadConfig } from '../../config/index.ts';
+import { readLeaseHolder, runnerInfo } from '../../ops/lease-info.ts';
+import { openStoreWithoutLease } from '../../ops/open-store.ts';
+import { collectStatus } from '../../ops/status-report.ts';
+import { renderStatusText } from '../../ops/status-text.ts';
 import type { RegisterCommand } from '../command.ts';
 
-// Placeholder until the owning issue lands: registered so that `capibot --help` lists it.
-export const registerStatus: RegisterCommand = (program) => {
+interface StatusFlags {
+  readonly config: string;
+  readonly json?: boolean;
+}
+
+export const registerStatus: RegisterCommand = (program, ctx) => {
   program
     .command('status')
-    .description('(not built yet)')
-    .allowUnknownOption()
-    .action(() => {
-      throw new Error('capibot status is not built yet');
+    .description(
+      'Show what the store of a config holds: open orders, positions and PnL from the recorded fills, ' +
+        'trading state (ACTIVE/REDUCING/HALTED), last reconciliation, kill-switch requests, and whether a ' +
+        "runner holds the store (pid, heartbeat age) with its last snapshot (weight budget use, queue, marked PnL). " +
+        'Reads the store without taking its lease: works while `capibot run` is up or down.',
+    )
+    .requiredOption('-c, --config <file>', 'config file (YAML); its store.path names the store')
+    .option('--json', 'print the status as JSON (decimals as strings, times as epoch ms)', false)
+    .action((flags: StatusFlags) => {
+      const config = loadConfig(flags.config, process.env);
+      const path = config.store.path;
+      const store = openStoreWithoutLease(path);
+      try {
+        const now = Date.now();
+        const runner = runnerInfo(readLeaseHolder(path), { now });
+        const report = collectStatus({ store, path, runner, now });
+        if (flags.json === true) ctx.out.json(report);
+        else ctx.out.data(renderStatusText(report));
+      } finally {
+        store.close();
+      }
     });
 };

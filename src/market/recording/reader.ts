@@ -16,6 +16,17 @@ export interface ReadRecordingOptions {
   readonly truncatedGzip?: 'accept-complete-lines' | 'error';
   /** Longest line accepted (a longer one is refused before it is assembled); default 4 Mi characters. */
   readonly maxLineChars?: number;
+  /**
+   * The text after the last newline, when there is some: `parse` it as the last line (default; a
+   * torn line is then an error), or `ignore` it (what the writer does before continuing a file a
+   * killed writer left) and tell `onIgnoredTail`.
+   */
+  readonly incompleteLastLine?: 'parse' | 'ignore';
+  readonly onIgnoredTail?: (info: {
+    readonly file: string;
+    readonly line: number;
+    readonly text: string;
+  }) => void;
   /** Told once when a truncated gzip tail was accepted; `lines` is the number of lines read. */
   readonly onTruncated?: (info: { readonly file: string; readonly lines: number }) => void;
 }
@@ -123,9 +134,12 @@ class RecordingCursor {
   /** Handles the text after the last newline once the data ended. */
   private finalLine(): RecordedPoll[] | undefined {
     const rest = this.splitter.pending;
+    const ignoreTail = this.opts.incompleteLastLine === 'ignore';
+    if (rest.length > 0 && ignoreTail)
+      this.opts.onIgnoredTail?.({ file: this.path, line: this.line + 1, text: rest });
     if (this.text.end === 'truncated') {
       const mode = this.opts.truncatedGzip ?? 'accept-complete-lines';
-      if (rest.length > 0 || mode === 'error') {
+      if ((rest.length > 0 && !ignoreTail) || mode === 'error') {
         const where = lineWhere(this.path, this.line + 1);
         throw new BadInputError(
           rest.length > 0
@@ -137,7 +151,7 @@ class RecordingCursor {
       this.opts.onTruncated?.({ file: this.path, lines: this.line });
       return undefined;
     }
-    if (rest.length === 0) return undefined;
+    if (rest.length === 0 || ignoreTail) return undefined;
     // A last line without its newline: accepted when complete; a torn one fails to parse.
     const polls = this.parseLines([rest.endsWith('\r') ? rest.slice(0, -1) : rest]);
     return polls.length > 0 ? polls : undefined;

@@ -243,66 +243,93 @@ interface AppendPoint {
   readonly lastT: number | undefined;
 }
 
-/** Reads an existing recording to the end (validating it), repairing a tail left by a killed writer. */
+/**
+ * Reads an existing recording to the end, validating it, then repairs a tail left by a killed
+ * writer: nothing is changed unless every line before the tail is valid.
+ */
 async function prepareAppend(path: string, gzip: boolean, logger: Logger | undefined): Promise<AppendPoint> {
-  if (!gzip) repairPlainTail(path, logger);
+  if (fileIsGzip(path) !== gzip) {
+    throw new BadInputError(
+      `cannot continue this recording: it is ${gzip ? 'plain text' : 'gzip'} but would be continued as ${gzip ? 'gzip' : 'plain text'} (check the .gz suffix)`,
+      path,
+    );
+  }
   let truncated = false;
-  const scan = async (): Promise<AppendPoint> => {
-    truncated = false;
+  let tail: string | undefined;
+  let meta: RecordingMeta | undefined;
+  let lastT: number | undefined;
+  try {
     const rec = await openRecording(path, {
+      incompleteLastLine: 'ignore',
+      onIgnoredTail: (info) => {
+        tail = info.text;
+      },
       onTruncated: () => {
         truncated = true;
       },
     });
-    let lastT: number | undefined;
+    meta = rec.meta;
     for await (const batch of rec.batches) lastT = batch[batch.length - 1]?.t ?? lastT;
-    return { meta: rec.meta, lastT };
-  };
-  let point: AppendPoint;
-  try {
-    point = await scan();
   } catch (e) {
     if (isCapibotError(e)) throw new BadInputError(`cannot continue this recording: ${e.message}`, path);
     throw e;
   }
-  if (truncated) {
-    logger?.warn(
-      { file: path },
-      'recording: gzip tail without trailer (writer was killed); re-encoding before appending',
-    );
-    await reencodeGzip(path);
+  if (gzip) {
+    if (truncated || tail !== undefined) {
+      logger?.warn(
+        { file: path, tornLine: tail !== undefined },
+        'recording: gzip tail without trailer (writer was killed); re-encoding before appending',
+      );
+      await reencodeGzip(path);
+    }
+    return { meta, lastT };
   }
-  return point;
+  if (tail !== undefined) lastT = repairPlainTail(path, tail, lastT, logger);
+  return { meta, lastT };
 }
 
 /**
- * A plain recording whose last line has no newline was left by a killed writer (or edited by hand):
- * a complete last line gets its newline, a torn one is dropped, so that appended lines start clean.
+ * A plain recording whose last line has no newline (a killed writer, or an edit by hand): a complete
+ * poll line gets its newline, a torn one is dropped, so that appended lines start clean. Returns the
+ * last `t` of the file afterwards.
  */
-function repairPlainTail(path: string, logger: Logger | undefined): void {
+function repairPlainTail(
+  path: string,
+  tail: string,
+  lastT: number | undefined,
+  logger: Logger | undefined,
+): number | undefined {
+  let poll: unknown;
+  try {
+    poll = JSON.parse(tail);
+  } catch {
+    poll = undefined;
+  }
   const fd = openSync(path, 'r+');
   try {
     const size = fstatSync(fd).size;
-    const last = Buffer.alloc(1);
-    if (size === 0 || (readSync(fd, last, 0, 1, size - 1) === 1 && last[0] === 0x0a)) return;
-    const keep = lastLineStart(fd, size);
-    const tail = Buffer.alloc(size - keep);
-    readSync(fd, tail, 0, tail.length, keep);
-    let whole = false;
-    try {
-      whole = isRecordedPollShape(JSON.parse(tail.toString('utf8')));
-    } catch {
-      whole = false;
-    }
-    if (whole) {
+    if (isRecordedPollShape(poll) && (lastT === undefined || poll.t >= lastT)) {
       writeAll(fd, Buffer.from('\n'), size);
-      return;
+      return poll.t;
     }
+    const keep = lastLineStart(fd, size);
     logger?.warn(
       { file: path, droppedBytes: size - keep },
       'recording: dropped a torn last line before appending',
     );
     ftruncateSync(fd, keep);
+    return lastT;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** True when the file starts with the gzip magic bytes. */
+function fileIsGzip(path: string): boolean {
+  const fd = openSync(path, 'r');
+  try {
+    const head = Buffer.alloc(2);
+    return readSync(fd, head, 0, 2, 0) === 2 && head[0] === 0x1f && head[1] === 0x8b;
   } finally {
     closeSync(fd);
   }
@@ -325,7 +352,8 @@ function lastLineStart(fd: number, size: number): number {
 /** Rewrites a gzip recording whose last member lacks its trailer as one complete gzip member. */
 async function reencodeGzip(path: string): Promise<void> {
   const tmp = `${path}.repair-${process.pid}`;
-  const rec = await openRecording(path);
+  // Whole lines only: a torn last line is dropped.
+  const rec = await openRecording(path, { incompleteLastLine: 'ignore' });
   const out = await openRecordingWriter(tmp, {
     mode: 'overwrite',
     gzip: true,

@@ -11,3 +11,5 @@ export { Session } from './session.ts';
 export type { HarnessConfig, SessionOptions } from './session.ts';
 export { strategyMarbles } from './marbles.ts';
 export type { FakeState, MarbleOptions, RunHelpers, StrategyMarbles } from './marbles.ts';
+export { backtestConfig } from './backtest-config.ts';
+export type { BacktestConfigOptions, ConfigBacktest } from './backtest-config.ts';

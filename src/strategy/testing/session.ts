@@ -63,7 +63,7 @@ export function harnessConfig(strategies: readonly EngineStrategyConfig[], c: Ha
     const lines = r.error.issues.map((i) => `${i.path.map(String).join('.')}: ${i.message}`);
     throw new ConfigError(lines.join('; '), 'runStrategy config');
   }
-  return r.data as Config;
+  return r.data;
 }
 
 export class Session {

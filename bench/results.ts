@@ -1,0 +1,114 @@
+// The shape of bench/results.json and the figures BENCHMARKS.md shows, each with its target.
+import { z } from 'zod';
+import type { ExecutorBenchResult } from './executor.ts';
+import type { MachineInfo } from './machine.ts';
+import type { ReaderBenchResult } from './reader.ts';
+
+/** The replay benchmark's headline figures (bench/replay.ts), checked when its result comes in. */
+export const replaySummarySchema = z.looseObject({
+  tickersPerSecond: z.number().finite(),
+  ratioToBareParse: z.number().finite(),
+  peakRssRatio4x: z.number().finite(),
+});
+export type ReplaySummary = z.infer<typeof replaySummarySchema>;
+
+export const SECTIONS = ['replay', 'reader', 'executor'] as const;
+export type Section = (typeof SECTIONS)[number];
+
+export interface BenchResults {
+  /** ISO date-time the run started. */
+  readonly date: string;
+  readonly machine: MachineInfo;
+  /** null when the benchmark could not run: `errors` says why. */
+  readonly replay: ReplaySummary | null;
+  readonly reader: ReaderBenchResult | null;
+  readonly executor: ExecutorBenchResult | null;
+  readonly errors: Partial<Record<Section, string>>;
+  /** Wall time of each part, seconds. */
+  readonly durations: Partial<Record<Section, number>>;
+}
+
+export type Target =
+  | { readonly op: '>='; readonly value: number }
+  | { readonly op: '<='; readonly value: number }
+  | { readonly op: '='; readonly value: number };
+
+export interface Figure {
+  readonly section: Section;
+  /** Field of the section in results.json. */
+  readonly key: string;
+  readonly label: string;
+  readonly unit?: string;
+  /** Absent: reported for information. */
+  readonly target?: Target;
+  /** Said beside the target (e.g. an aim beyond the bar). */
+  readonly note?: string;
+}
+
+export const FIGURES: readonly Figure[] = [
+  { section: 'replay', key: 'tickersPerSecond', label: 'Replay throughput', unit: 'tickers/s' },
+  {
+    section: 'replay',
+    key: 'ratioToBareParse',
+    label: 'Replay ÷ bare `JSON.parse`',
+    target: { op: '>=', value: 0.5 },
+    note: 'aim 0.8',
+  },
+  {
+    section: 'replay',
+    key: 'peakRssRatio4x',
+    label: 'Peak RSS, 4× recording ÷ 1×',
+    target: { op: '<=', value: 1.5 },
+  },
+  {
+    section: 'reader',
+    key: 'ratioToBareParse',
+    label: 'Recording reader ÷ bare `JSON.parse`',
+    target: { op: '>=', value: 0.9 },
+  },
+  {
+    section: 'executor',
+    key: 'budgetUtilisation',
+    label: 'Weight budget used under a flood',
+    target: { op: '>=', value: 0.95 },
+  },
+  {
+    section: 'executor',
+    key: 'responses429',
+    label: '429 answers under the flood',
+    target: { op: '=', value: 0 },
+  },
+  {
+    section: 'executor',
+    key: 'meanOrdersPerBatch',
+    label: 'Orders per batchOrders call',
+    target: { op: '>=', value: 19 },
+  },
+  { section: 'executor', key: 'tickToRequestP50Ms', label: 'Tick-to-request p50', unit: 'ms' },
+  {
+    section: 'executor',
+    key: 'tickToRequestP99Ms',
+    label: 'Tick-to-request p99',
+    unit: 'ms',
+    target: { op: '<=', value: 1 },
+  },
+];
+
+export function meets(value: number, t: Target): boolean {
+  switch (t.op) {
+    case '>=':
+      return value >= t.value;
+    case '<=':
+      return value <= t.value;
+    case '=':
+      return value === t.value;
+  }
+}
+
+/** The value of a figure in a results object, or undefined when its section was not measured. */
+export function valueOf(results: BenchResults, f: Figure): number | undefined {
+  const section: unknown = results[f.section];
+  if (section === null || typeof section !== 'object') return undefined;
+  const v: unknown = (section as Record<string, unknown>)[f.key];
+  return typeof v === 'number' ? v : undefined;
+}

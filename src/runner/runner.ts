@@ -1,0 +1,308 @@
+// `capibot run`: the composition of a live or paper run.
+//
+//   store (lease) → venue (port, clock, tickers) → strategies → engine + reconciliation pollers
+//   → restart recovery (before any strategy sees a ticker) → tickers, pollers, metrics, /ready
+//   → until a signal, --duration-s, the end of a replayed recording, or a fatal error
+//   → graceful shutdown (optional cancel-all, drain, last reconciliation) → exit code
+//
+// Only this file (and the venue) know which concrete adapters a run uses.
+import type { Logger } from 'pino';
+import { asyncScheduler } from 'rxjs';
+import type { Env } from '../config/interpolate.ts';
+import { readCredentials, requireLiveReady, secretValues } from '../config/credentials.ts';
+import { summarizeConfig } from '../config/summary.ts';
+import type { Config } from '../config/schema.ts';
+import { schedulerTimers } from '../execution/timers.ts';
+import type { Credentials } from '../exchange/weex/signer.ts';
+import { startObservability, type Observability } from '../obs/setup.ts';
+import type { RootLoggerOptions } from '../obs/logger.ts';
+import { SqliteStore } from '../store/sqlite-store.ts';
+import { MetricsBridge } from './metrics-bridge.ts';
+import { engineOptions, reconcilerConfig } from './options.ts';
+import { readinessOf } from './readiness.ts';
+import { recover } from './recovery.ts';
+import { createSession, type Session } from './session.ts';
+import { shutdown, type ShutdownReport } from './shutdown.ts';
+import { installSignals, signalExitCode } from './signals.ts';
+import { loadConfiguredStrategies } from './strategies.ts';
+import { TickerFeed } from './ticker-feed.ts';
+import { openVenue, type Venue } from './venue.ts';
+import { wallClock } from './venue-clock.ts';
+
+export interface RunOptions {
+  readonly config: Config;
+  readonly env: Env;
+  /** The --live flag. */
+  readonly live: boolean;
+  /** Stop gracefully after this long (tests, chaos runs). */
+  readonly durationMs?: number;
+  /** Relative strategy files resolve against this directory (default: the working directory). */
+  readonly baseDir?: string;
+  /** Overrides of the logger options (tests). */
+  readonly logger?: Partial<RootLoggerOptions>;
+  /** Install SIGINT/SIGTERM/SIGHUP handlers (default true). */
+  readonly signals?: boolean;
+  /** Human lines for the terminal (the CLI passes ctx.out.info). */
+  readonly say?: (line: string) => void;
+}
+
+export interface RunResult {
+  readonly exitCode: number;
+  readonly reason: string;
+  readonly shutdown?: ShutdownReport;
+}
+
+type StopReason =
+  | { readonly kind: 'signal'; readonly signal: NodeJS.Signals }
+  | { readonly kind: 'duration' }
+  | { readonly kind: 'data-ended' }
+  | { readonly kind: 'failure'; readonly message: string };
+
+function credentialsFor(config: Config, env: Env, live: boolean): Credentials | undefined {
+  // Refuses --live with a paper config, and live mode without --live or without credentials.
+  if (config.mode === 'live' || live) return requireLiveReady(config, env, { live });
+  return config.paper.venue === 'http' ? readCredentials(config, env) : undefined;
+}
+
+export async function runTrading(opts: RunOptions): Promise<RunResult> {
+  const { config } = opts;
+  const credentials = credentialsFor(config, opts.env, opts.live);
+  let ready: () => ReturnType<typeof readinessOf> = () => ({
+    reconciled: false,
+    fresh: false,
+    detail: 'starting',
+  });
+  const obs = await startObservability(config, {
+    secrets: secretValues(credentials),
+    readiness: () => ready(),
+    ...(opts.logger !== undefined ? { logger: opts.logger } : {}),
+  });
+  const log = obs.logger.child({ component: 'runner' });
+  try {
+    return await runWith(opts, credentials, obs, log, (fn) => {
+      ready = fn;
+    });
+  } catch (e) {
+    log.error({ err: e }, 'run failed');
+    throw e;
+  } finally {
+    await obs.close();
+  }
+}
+
+async function runWith(
+  opts: RunOptions,
+  credentials: Credentials | undefined,
+  obs: Observability,
+  log: Logger,
+  setReadiness: (fn: () => ReturnType<typeof readinessOf>) => void,
+): Promise<RunResult> {
+  const { config } = opts;
+  const say = opts.say ?? ((line: string) => log.info(line));
+  log.info({ config: summarizeConfig(config) }, 'starting');
+  if (obs.server !== undefined)
+    say(`metrics on ${obs.server.url}/metrics (health /health, readiness /ready)`);
+
+  // A stop requested while starting up is honoured as soon as start-up can be left.
+  let requestStop: (r: StopReason) => void = () => undefined;
+  const stopped = new Promise<StopReason>((resolve) => {
+    requestStop = resolve;
+  });
+  let forced = false;
+  const removeSignals =
+    opts.signals === false
+      ? () => undefined
+      : installSignals({
+          onStop: (signal) => {
+            log.warn({ signal }, 'stop requested: shutting down gracefully (a second signal exits at once)');
+            requestStop({ kind: 'signal', signal });
+          },
+          onForce: (signal) => {
+            forced = true;
+            log.error(
+              { signal },
+              'second signal: exiting now (the store is consistent: every commit is synchronous)',
+            );
+            obs.root.flush();
+            process.exit(signalExitCode(signal));
+          },
+          onHangup: () => obs.root.reopen(),
+        });
+
+  const store = new SqliteStore({
+    path: config.store.path,
+    logger: log.child({ component: 'store' }),
+    lease: {
+      onLost: (reason) => requestStop({ kind: 'failure', message: `store lease lost: ${reason}` }),
+    },
+  });
+  let venue: Venue | undefined;
+  let session: Session | undefined;
+  try {
+    venue = await openVenue({
+      config,
+      credentials,
+      log: obs.logger.child({ component: 'venue' }),
+      onResponse: (endpoint, status, ms) =>
+        obs.metrics.requestDone(endpoint.id, status === 'error' ? 'transport' : status, ms),
+    });
+    await venue.prepare();
+    const strategies = await loadConfiguredStrategies(config, opts.baseDir);
+    const specs = await venue.specs();
+    const timers = schedulerTimers(asyncScheduler);
+    const wallTimers = timers;
+    const hooks: { bridge?: MetricsBridge } = {};
+    let lastFullRoundAt: number | undefined;
+    session = createSession({
+      port: venue.port,
+      store,
+      clock: venue.clock,
+      scheduler: asyncScheduler,
+      timers,
+      log: obs.logger,
+      specs,
+      strategies,
+      engine: engineOptions(config),
+      reconcile: reconcilerConfig(config.polling),
+      onRound: (r) => {
+        if (r.full) lastFullRoundAt = wallClock.now();
+        hooks.bridge?.round(r);
+      },
+    });
+    const { engine, reconciler } = session;
+    const bridge = new MetricsBridge(obs.metrics, engine, store, wallClock);
+    hooks.bridge = bridge;
+    engine.events$.subscribe((e) => {
+      if (e.kind === 'EngineFailed') requestStop({ kind: 'failure', message: e.message });
+      else if (e.kind === 'StrategyDisabled')
+        log.warn({ strategy: e.strategy, reason: e.reason }, 'strategy disabled');
+      else if (e.kind === 'OrderLost')
+        log.error({ clientOid: e.clientOid, reason: e.reason }, 'order declared lost');
+    });
+
+    if (!venue.persistent) forgetEmbeddedOrders(session, venue, log);
+    const feed = new TickerFeed({
+      venue,
+      engine,
+      symbols: session.symbols,
+      intervalMs: config.polling.tickersMs,
+      staleAfterMs: config.polling.staleAfterMs,
+      wall: wallClock,
+      log: obs.logger.child({ component: 'tickers' }),
+      onTickers: (tickers) => {
+        for (const t of tickers) obs.metrics.tickerSeen(t.symbol, t.timestamp);
+      },
+    });
+    let started = false;
+    const historyIdleMs = config.polling.historyMs * config.polling.idleFactor;
+    setReadiness(() =>
+      readinessOf(
+        { started, lastFullRoundAt, lastTickersAt: feed.lastTickersAt },
+        { reconcileMaxAgeMs: 3 * historyIdleMs + 10_000, staleAfterMs: config.polling.staleAfterMs },
+        wallClock,
+      ),
+    );
+
+    const recovery = await Promise.race([
+      recover({
+        engine,
+        reconciler,
+        store,
+        clock: venue.clock,
+        timers: wallTimers,
+        log: obs.logger.child({ component: 'recovery' }),
+        cancelOnStart: config.orders.cancelOnStart,
+      }),
+      stopped,
+    ]);
+    if ('kind' in recovery) {
+      // Stopped before trading started: nothing was sent by strategies.
+      await engine.shutdown(0);
+      return { exitCode: exitCodeOf(recovery), reason: describe(recovery) };
+    }
+
+    engine.start();
+    feed.start();
+    reconciler.start();
+    bridge.start(asyncScheduler);
+    started = true;
+    say(
+      `capibot run: trading (${config.mode}, ${venue.kind}) with ${strategies.map((s) => s.id).join(', ')}`,
+    );
+    log.info(
+      { venue: venue.kind, symbols: session.symbols, strategies: strategies.map((s) => s.id) },
+      'trading',
+    );
+
+    const durationTimer =
+      opts.durationMs !== undefined
+        ? setTimeout(() => requestStop({ kind: 'duration' }), opts.durationMs)
+        : undefined;
+    void venue.ended.then(() => requestStop({ kind: 'data-ended' }));
+    const reason = await stopped;
+    if (durationTimer !== undefined) clearTimeout(durationTimer);
+    started = false;
+
+    const report = await shutdown({
+      session,
+      feed,
+      clock: venue.clock,
+      wall: wallClock,
+      timers: wallTimers,
+      log: obs.logger.child({ component: 'shutdown' }),
+      cancelOpenOrders:
+        config.orders.cancelOnExit || (reason.kind === 'signal' && config.shutdown.cancelOpenOrders),
+      drainDeadlineMs: config.shutdown.drainDeadlineMs,
+    });
+    bridge.stop();
+    say(`capibot run: stopped (${describe(reason)}); ${report.openOrders} order(s) left open`);
+    return { exitCode: forced ? 1 : exitCodeOf(reason), reason: describe(reason), shutdown: report };
+  } finally {
+    // After a failure half-way through start-up nothing may keep running (timers, queued requests).
+    session?.reconciler.stop();
+    session?.engine.stop();
+    session?.engine.executor.stop();
+    removeSignals();
+    store.close();
+    await venue?.close();
+  }
+}
+
+function exitCodeOf(r: StopReason): number {
+  return r.kind === 'failure' ? 1 : 0;
+}
+
+function describe(r: StopReason): string {
+  switch (r.kind) {
+    case 'signal':
+      return r.signal;
+    case 'duration':
+      return 'duration reached';
+    case 'data-ended':
+      return 'the recording ended';
+    case 'failure':
+      return `failure: ${r.message}`;
+  }
+}
+
+/**
+ * The embedded simulator starts empty with every run: orders the store still holds as open from an
+ * earlier run cannot exist there. They are closed locally (canceled) so the picture matches.
+ */
+function forgetEmbeddedOrders(session: Session, venue: Venue, log: Logger): void {
+  const open = session.engine.openOrders();
+  if (open.length === 0) return;
+  const at = venue.clock.now();
+  session.engine.applyOrderEvents(
+    open.map((o) => ({
+      kind: 'OrderCanceled' as const,
+      clientOid: o.clientOid,
+      at,
+      reason: 'the embedded paper exchange does not survive a restart',
+    })),
+  );
+  log.warn(
+    { count: open.length },
+    'orders left open by an earlier embedded paper run were closed locally (the in-process simulator starts empty)',
+  );
+}

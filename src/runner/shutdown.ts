@@ -1,0 +1,93 @@
+// The graceful stop of a run (SIGTERM/SIGINT, --duration-s, the end of a replayed recording):
+//   1. no new tickers, no new reconciliation rounds; strategies stop (no new intents);
+//   2. optionally every open order is canceled (orders never sent are canceled locally);
+//   3. the executor drains what is queued (cancels first) until the drain deadline;
+//   4. one last reconciliation round (straight to the venue: the executor has stopped), so the store
+//      ends as close to the exchange as it can;
+// The store needs no flush: every commit was synchronous.
+import type { Logger } from 'pino';
+import type { Clock } from '../core/clock.ts';
+import { OutcomeUnknownError, RateLimitedError, TransportError } from '../core/errors.ts';
+import type { QueueDepth } from '../execution/executor.ts';
+import type { Timers } from '../execution/timers.ts';
+import type { ReadThrough } from '../reconcile/fetch.ts';
+import { cancelOpenOrders, type CancelAllResult } from './cancel-all.ts';
+import type { Session } from './session.ts';
+import type { TickerFeed } from './ticker-feed.ts';
+import { delay } from './wait.ts';
+
+export interface ShutdownDeps {
+  readonly session: Session;
+  readonly feed?: TickerFeed;
+  /** The venue's clock (order events). */
+  readonly clock: Clock;
+  /** Wall clock and timers: deadlines are real time. */
+  readonly wall: Clock;
+  readonly timers: Timers;
+  readonly log: Logger;
+  readonly cancelOpenOrders: boolean;
+  readonly drainDeadlineMs: number;
+}
+
+export interface ShutdownReport {
+  readonly canceled: CancelAllResult;
+  /** What the executor still held at the deadline (unsent placements were rejected locally). */
+  readonly left: QueueDepth;
+  readonly finalReconciliation: 'done' | 'failed' | 'timed-out';
+  /** Orders still open in the store after the last round. */
+  readonly openOrders: number;
+}
+
+async function within<T>(timers: Timers, ms: number, p: Promise<T>): Promise<T | 'timed-out'> {
+  return Promise.race([p, delay(timers, Math.max(0, ms)).then(() => 'timed-out' as const)]);
+}
+
+/** Reads straight to the venue, retrying what a read may retry (429, transport, lost reply). */
+function retryingRead(timers: Timers, attempts = 3, waitMs = 500): ReadThrough {
+  return async <T>(_endpoint: Parameters<ReadThrough>[0], run: () => Promise<T>): Promise<T> => {
+    for (let i = 1; ; i++) {
+      try {
+        return await run();
+      } catch (e) {
+        const retryable =
+          e instanceof RateLimitedError || e instanceof TransportError || e instanceof OutcomeUnknownError;
+        if (!retryable || i >= attempts) throw e;
+        await delay(timers, e instanceof RateLimitedError ? Math.max(waitMs, e.retryAfterMs) : waitMs);
+      }
+    }
+  };
+}
+
+export async function shutdown(d: ShutdownDeps): Promise<ShutdownReport> {
+  const { engine, reconciler } = d.session;
+  const deadline = d.wall.now() + d.drainDeadlineMs;
+  const remaining = (): number => Math.max(0, deadline - d.wall.now());
+
+  d.feed?.stop();
+  reconciler.stop();
+  engine.stop();
+  await within(d.timers, remaining(), reconciler.whenIdle());
+
+  const canceled = d.cancelOpenOrders ? cancelOpenOrders(engine, d.clock) : { local: 0, requested: 0 };
+  if (d.cancelOpenOrders) d.log.info(canceled, 'shutdown: canceling every open order');
+
+  const left = await engine.shutdown(remaining());
+  const unsent = left.cancels + left.placements + left.staged + left.inFlight;
+  if (unsent > 0) d.log.warn({ left }, 'shutdown: the drain deadline passed with requests left');
+
+  let finalReconciliation: ShutdownReport['finalReconciliation'] = 'done';
+  try {
+    const r = await within(
+      d.timers,
+      Math.max(remaining(), 5_000),
+      reconciler.reconcileOnce({ read: retryingRead(d.timers) }),
+    );
+    if (r === 'timed-out') finalReconciliation = 'timed-out';
+  } catch (e) {
+    finalReconciliation = 'failed';
+    d.log.warn({ err: e }, 'shutdown: the last reconciliation failed; the next start reconciles');
+  }
+  const openOrders = engine.openOrders().length;
+  d.log.info({ canceled, left, finalReconciliation, openOrders }, 'shutdown: done');
+  return { canceled, left, finalReconciliation, openOrders };
+}
