@@ -6,7 +6,8 @@
 //
 // Wall time on a shared machine includes the moments the process waits for a core, so the ticks are
 // sampled in several rounds and the round with the lowest p99 is reported (as the reader benchmark
-// keeps its best run); every round's figures stay in the result.
+// keeps its best run); every round's figures stay in the result, with those of the ticks during
+// which the process was not preempted at all.
 import { performance } from 'node:perf_hooks';
 import { tickerFromWire } from '../src/exchange/weex/mappers.ts';
 import { EXECUTOR_RECORDING, loadPolls, pollAt } from './executor-market.ts';
@@ -39,6 +40,12 @@ export interface LatencyFigures {
 export interface LatencyResult extends LatencyFigures {
   /** Every round, in the order run; the figures above are those of the round with the lowest p99. */
   readonly rounds: readonly LatencyFigures[];
+  /**
+   * Every round's ticks during which no thread of the process was preempted (no involuntary context
+   * switch), pooled; `share` of all ticks. A diagnostic of what the busy machine adds: longer ticks
+   * are likelier to be preempted, so these figures lean low.
+   */
+  readonly notPreempted: LatencyFigures & { readonly share: number };
   /** Sampled ticks after which no placement request left (0 expected). */
   readonly missed: number;
   readonly ordersPerTick: number;
@@ -46,30 +53,42 @@ export interface LatencyResult extends LatencyFigures {
   readonly store: 'sqlite-memory';
 }
 
-/** Notes the wall time from `start()` to the first placement request since. */
+/**
+ * Notes the wall time from `start()` to the first placement request since, and whether the process
+ * was preempted meanwhile (an involuntary context switch of any of its threads).
+ */
 class RequestTimer {
   #since: number | undefined;
-  #elapsed: number | undefined;
+  #switches = 0;
+  #result: Sample | undefined;
 
   start(): void {
-    this.#elapsed = undefined;
+    this.#result = undefined;
+    this.#switches = process.resourceUsage().involuntaryContextSwitches;
     this.#since = performance.now();
   }
 
   /** The hook of MeteredPort: a placement request is leaving now. */
   readonly stop = (): void => {
     if (this.#since === undefined) return;
-    this.#elapsed = performance.now() - this.#since;
+    const ms = performance.now() - this.#since;
+    const preempted = process.resourceUsage().involuntaryContextSwitches > this.#switches;
+    this.#result = { ms, preempted };
     this.#since = undefined;
   };
 
-  /** Milliseconds from `start()` to the request, or undefined when none left. */
-  take(): number | undefined {
-    const e = this.#elapsed;
-    this.#elapsed = undefined;
+  /** The measurement since `start()`, or undefined when no placement request left. */
+  take(): Sample | undefined {
+    const r = this.#result;
+    this.#result = undefined;
     this.#since = undefined;
-    return e;
+    return r;
   }
+}
+
+interface Sample {
+  readonly ms: number;
+  readonly preempted: boolean;
 }
 
 function figures(samples: readonly number[]): LatencyFigures {
@@ -104,7 +123,7 @@ export async function benchTickLatency(o: LatencyOptions = {}): Promise<LatencyR
       return port;
     },
   });
-  const rounds: number[][] = Array.from({ length: roundCount }, () => []);
+  const rounds: Sample[][] = Array.from({ length: roundCount }, () => []);
   let missed = 0;
   try {
     rig.engine.start();
@@ -115,10 +134,10 @@ export async function benchTickLatency(o: LatencyOptions = {}): Promise<LatencyR
       timer.start();
       rig.engine.onTick(poll.tickers.map(tickerFromWire));
       await rig.engine.idle();
-      const ms = timer.take();
+      const sample = timer.take();
       if (i >= warmupTicks) {
-        if (ms === undefined) missed++;
-        else rounds[Math.floor((i - warmupTicks) / sampleTicks)]?.push(ms);
+        if (sample === undefined) missed++;
+        else rounds[Math.floor((i - warmupTicks) / sampleTicks)]?.push(sample);
       }
       reportFinishedOrders(rig);
       await rig.engine.idle();
@@ -126,9 +145,18 @@ export async function benchTickLatency(o: LatencyOptions = {}): Promise<LatencyR
   } finally {
     rig.close();
   }
-  const perRound = rounds.map(figures);
+  const perRound = rounds.map((r) => figures(r.map((x) => x.ms)));
   let best = perRound[0];
   for (const f of perRound) if (best === undefined || f.p99Ms < best.p99Ms) best = f;
   if (best === undefined) throw new Error('unreachable: no round');
-  return { ...best, rounds: perRound, missed, ordersPerTick, store: 'sqlite-memory' };
+  const all = rounds.flat();
+  const calm = all.filter((x) => !x.preempted).map((x) => x.ms);
+  return {
+    ...best,
+    rounds: perRound,
+    notPreempted: { ...figures(calm), share: round(all.length > 0 ? calm.length / all.length : 0, 3) },
+    missed,
+    ordersPerTick,
+    store: 'sqlite-memory',
+  };
 }

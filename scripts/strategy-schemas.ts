@@ -6,6 +6,7 @@
 //   node bin/run-ts.js scripts/strategy-schemas.ts --check   # exit 1 when a file is missing or stale
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
+import { format, resolveConfig } from 'prettier';
 import { z } from 'zod';
 import { loadStrategy } from '../src/strategy/loader.ts';
 
@@ -24,7 +25,10 @@ async function render(file: string): Promise<{ name: string; text: string }> {
     ...(definition.description !== undefined ? { description: definition.description } : {}),
     ...schema,
   };
-  return { name: definition.name, text: `${JSON.stringify(doc, null, 2)}\n` };
+  const target = join(OUT, `${definition.name}.schema.json`);
+  // Formatted as the repository's prettier would, so `prettier --check` and `--check` here agree.
+  const text = await format(JSON.stringify(doc), { ...(await resolveConfig(target)), parser: 'json' });
+  return { name: definition.name, text };
 }
 
 const check = process.argv.includes('--check');
@@ -46,7 +50,9 @@ for (const file of files) {
   }
 }
 if (check && stale.length > 0) {
-  console.error(`stale or missing: ${stale.join(', ')} (run: node bin/run-ts.js scripts/strategy-schemas.ts)`);
+  console.error(
+    `stale or missing: ${stale.join(', ')} (run: node bin/run-ts.js scripts/strategy-schemas.ts)`,
+  );
   process.exitCode = 1;
 } else if (check) {
   console.log(`ok: ${files.length} strategy schemas are up to date`);

@@ -32,21 +32,42 @@ export const params = z
       '0.5',
       'Hysteresis: the EMAs must be at least this far apart, in basis points of the slow EMA, before a cross counts.',
     ),
-    notional: decimalParam('500', 'Position size as quote notional (USDT), converted at the current price and rounded down to the size step.', {
-      gt: '0',
-    }),
+    notional: decimalParam(
+      '500',
+      'Position size as quote notional (USDT), converted at the current price and rounded down to the size step.',
+      {
+        gt: '0',
+      },
+    ),
     execution: z
       .enum(['ioc', 'market'])
       .default('ioc')
-      .describe('How entries and exits are sent: `ioc` = limit IOC `iocSlippageTicks` through the best price; `market` = market order. Default: ioc.'),
-    iocSlippageTicks: intParam(5, 'For `ioc`: how many price ticks beyond the best opposite price the limit is set.', 0, 10_000),
-    stopLossPct: decimalParam('0.15', 'Protective stop: close when the price moves this many percent against the entry price.', {
-      gt: '0',
-      max: '100',
-    }),
-    allowShort: z.boolean().default(true).describe('Go short on a downward cross (otherwise only flat). Default: true.'),
+      .describe(
+        'How entries and exits are sent: `ioc` = limit IOC `iocSlippageTicks` through the best price; `market` = market order. Default: ioc.',
+      ),
+    iocSlippageTicks: intParam(
+      5,
+      'For `ioc`: how many price ticks beyond the best opposite price the limit is set.',
+      0,
+      10_000,
+    ),
+    stopLossPct: decimalParam(
+      '0.15',
+      'Protective stop: close when the price moves this many percent against the entry price.',
+      {
+        gt: '0',
+        max: '100',
+      },
+    ),
+    allowShort: z
+      .boolean()
+      .default(true)
+      .describe('Go short on a downward cross (otherwise only flat). Default: true.'),
   })
-  .refine((p) => p.fastPeriod < p.slowPeriod, { error: 'fastPeriod must be smaller than slowPeriod', path: ['fastPeriod'] });
+  .refine((p) => p.fastPeriod < p.slowPeriod, {
+    error: 'fastPeriod must be smaller than slowPeriod',
+    path: ['fastPeriod'],
+  });
 
 export type EmaCrossParams = z.output<typeof params>;
 
@@ -66,7 +87,9 @@ function takerOrder(
   if (p.execution === 'market') return ctx.place({ symbol, side, size, tag });
   const buy = side === 'open_long' || side === 'close_short';
   const slip = ctx.spec(symbol).priceTick.times(p.iocSlippageTicks);
-  const price = buy ? ctx.roundPrice(symbol, t.bestAsk.plus(slip), 'up') : ctx.roundPrice(symbol, t.bestBid.minus(slip), 'down');
+  const price = buy
+    ? ctx.roundPrice(symbol, t.bestAsk.plus(slip), 'up')
+    : ctx.roundPrice(symbol, t.bestBid.minus(slip), 'down');
   return ctx.place({ symbol, side, size, price, orderType: 'ioc', tag });
 }
 
@@ -90,8 +113,10 @@ export default defineStrategy({
     const stopHit = (t: Ticker): boolean => {
       const pos = ctx.position(symbol);
       const away = p.stopLossPct.div(100);
-      if (pos.long.gt(0) && pos.longEntryPrice !== undefined) return t.last.lte(pos.longEntryPrice.times(away.neg().plus(1)));
-      if (pos.short.gt(0) && pos.shortEntryPrice !== undefined) return t.last.gte(pos.shortEntryPrice.times(away.plus(1)));
+      if (pos.long.gt(0) && pos.longEntryPrice !== undefined)
+        return t.last.lte(pos.longEntryPrice.times(away.neg().plus(1)));
+      if (pos.short.gt(0) && pos.shortEntryPrice !== undefined)
+        return t.last.gte(pos.shortEntryPrice.times(away.plus(1)));
       return false;
     };
 
@@ -133,14 +158,19 @@ export default defineStrategy({
         // 4. Bring the position to the target: close what is wrong first, then open (a flip is both).
         const pos = ctx.position(symbol);
         const out: Intent[] = [];
-        if (target !== 'long' && pos.long.gt(0)) out.push(takerOrder(ctx, p, symbol, t, 'close_long', pos.long, exitTag));
-        if (target !== 'short' && pos.short.gt(0)) out.push(takerOrder(ctx, p, symbol, t, 'close_short', pos.short, exitTag));
+        if (target !== 'long' && pos.long.gt(0))
+          out.push(takerOrder(ctx, p, symbol, t, 'close_long', pos.long, exitTag));
+        if (target !== 'short' && pos.short.gt(0))
+          out.push(takerOrder(ctx, p, symbol, t, 'close_short', pos.short, exitTag));
         if (entryDue && state === 'ACTIVE') {
           entryDue = false;
           const size = sizeForNotional(ctx, symbol, p.notional, t.last);
-          if (size === undefined) ctx.log.warn({ notional: p.notional.toFixed() }, 'notional below the minimum size: no entry');
-          else if (target === 'long' && pos.long.eq(0)) out.push(takerOrder(ctx, p, symbol, t, 'open_long', size, 'ema:open'));
-          else if (target === 'short' && pos.short.eq(0)) out.push(takerOrder(ctx, p, symbol, t, 'open_short', size, 'ema:open'));
+          if (size === undefined)
+            ctx.log.warn({ notional: p.notional.toFixed() }, 'notional below the minimum size: no entry');
+          else if (target === 'long' && pos.long.eq(0))
+            out.push(takerOrder(ctx, p, symbol, t, 'open_long', size, 'ema:open'));
+          else if (target === 'short' && pos.short.eq(0))
+            out.push(takerOrder(ctx, p, symbol, t, 'open_short', size, 'ema:open'));
         }
         return out;
       },

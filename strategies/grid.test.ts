@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { dec, type Order } from '../src/strategy/index.ts';
-import { backtestConfig, describeIntent, hold, ramp, runStrategy, series } from '../src/strategy/testing/index.ts';
+import {
+  backtestConfig,
+  describeIntent,
+  hold,
+  ramp,
+  runStrategy,
+  series,
+} from '../src/strategy/testing/index.ts';
 import grid from './grid.ts';
 
 const BTC = 'cmt_btcusdt';
@@ -31,8 +38,13 @@ describe('grid', () => {
     const run = await runStrategy({ strategy: grid, params: THREE, ticks: series(prices) });
     const entries = tagged(run.orders, 'grid:e-1');
     const exits = tagged(run.orders, 'grid:x-1');
-    expect(entries.map((o) => `${o.price?.toFixed() ?? ''} ${o.status}`)).toEqual(['63974.4 filled', '63974.4 open']);
-    expect(exits.map((o) => `${o.side} ${o.price?.toFixed() ?? ''} ${o.status}`)).toEqual(['close_long 64000 filled']);
+    expect(entries.map((o) => `${o.price?.toFixed() ?? ''} ${o.status}`)).toEqual([
+      '63974.4 filled',
+      '63974.4 open',
+    ]);
+    expect(exits.map((o) => `${o.side} ${o.price?.toFixed() ?? ''} ${o.status}`)).toEqual([
+      'close_long 64000 filled',
+    ]);
     // Order of events: entry filled → exit placed → exit filled → entry re-armed.
     const [first, rearmed] = entries;
     const exit = exits[0];
@@ -46,7 +58,11 @@ describe('grid', () => {
 
   it('bounds inventory: a fall through every level buys at most maxInventoryLevels sizes', async () => {
     const prices = [...hold('64000', 2), ...ramp('64000', '63700', 30, '0.1'), ...hold('63700', 4)];
-    const run = await runStrategy({ strategy: grid, params: { ...THREE, levels: 5, maxInventoryLevels: 2 }, ticks: series(prices) });
+    const run = await runStrategy({
+      strategy: grid,
+      params: { ...THREE, levels: 5, maxInventoryLevels: 2 },
+      ticks: series(prices),
+    });
     const buys = run.orders.filter((o) => o.side === 'open_long');
     expect(buys.map((o) => o.tag)).toEqual(['grid:e-1', 'grid:e-2']);
     expect(run.summary.positions[BTC]?.long.toFixed()).toBe('0.0062');
@@ -56,7 +72,11 @@ describe('grid', () => {
 
   it('re-centres on the mid while flat once the market moved away', async () => {
     const prices = [...hold('64000', 2), ...ramp('64000', '64064', 5, '0.1'), ...hold('64064', 4)];
-    const run = await runStrategy({ strategy: grid, params: { levels: 1, spacingBps: '50', recenterBps: '5' }, ticks: series(prices) });
+    const run = await runStrategy({
+      strategy: grid,
+      params: { levels: 1, spacingBps: '50', recenterBps: '5' },
+      ticks: series(prices),
+    });
     expect(run.orders.map((o) => `${o.tag ?? ''} ${o.price?.toFixed() ?? ''} ${o.status}`)).toEqual([
       'grid:e-1 63680 canceled',
       'grid:e1 64320 canceled',
@@ -73,7 +93,11 @@ describe('grid', () => {
     const orders = [...record.orders].sort((a, b) => a.createdAt - b.createdAt);
     expect(orders.every((o) => o.orderType === 'postOnly')).toBe(true);
     // Some level filled, exited and was armed again.
-    const rearmed = orders.filter((o, i) => o.tag?.startsWith('grid:e') === true && orders.slice(0, i).some((p) => p.tag === o.tag && p.status === 'filled'));
+    const rearmed = orders.filter(
+      (o, i) =>
+        o.tag?.startsWith('grid:e') === true &&
+        orders.slice(0, i).some((p) => p.tag === o.tag && p.status === 'filled'),
+    );
     expect(rearmed.length).toBeGreaterThanOrEqual(1);
     // Inventory per side never beyond maxInventoryLevels (3) level sizes, replaying the fills.
     const size = orders[0]?.size ?? dec(0);

@@ -9,6 +9,8 @@
 // Level state changes only on order updates from the exchange (an entry or exit that finished with a
 // filled quantity), so what the grid believes follows what actually traded. Prices are relative to
 // the reference and rounded to the tick; the level size is a quote notional at the reference price.
+// After a restart the levels start armed again: inventory held from before still counts against the
+// bound (through the position) but gets no exit from the grid.
 import {
   z,
   defineStrategy,
@@ -28,11 +30,24 @@ import { decimalParam, intParam, symbolParam } from './lib/params.ts';
 export const params = z.strictObject({
   symbol: symbolParam('cmt_btcusdt'),
   levels: intParam(5, 'Grid levels on each side of the reference price.', 1, 50),
-  spacingBps: decimalParam('4', 'Distance between neighbouring levels, in basis points of the reference price.', { gt: '0' }),
-  levelNotional: decimalParam('200', 'Size of each level as quote notional (USDT) at the reference price, rounded down to the size step.', {
-    gt: '0',
-  }),
-  maxInventoryLevels: intParam(3, 'Bound on inventory per side, in level sizes: position plus resting entries never exceed it.', 1, 50),
+  spacingBps: decimalParam(
+    '4',
+    'Distance between neighbouring levels, in basis points of the reference price.',
+    { gt: '0' },
+  ),
+  levelNotional: decimalParam(
+    '200',
+    'Size of each level as quote notional (USDT) at the reference price, rounded down to the size step.',
+    {
+      gt: '0',
+    },
+  ),
+  maxInventoryLevels: intParam(
+    3,
+    'Bound on inventory per side, in level sizes: position plus resting entries never exceed it.',
+    1,
+    50,
+  ),
   recenterBps: decimalParam(
     '0',
     'Re-centre the grid on the mid when the strategy is flat and the mid is more than this many basis points from the reference (0 = never).',
@@ -63,7 +78,8 @@ const TAG = /^grid:([ex])(-?\d+)$/;
 export default defineStrategy({
   name: 'grid',
   version: '1.0.0',
-  description: 'Symmetric limit-order grid around the mid, re-arming levels as they fill, with bounded inventory.',
+  description:
+    'Symmetric limit-order grid around the mid, re-arming levels as they fill, with bounded inventory.',
   params,
   symbols: (p) => [p.symbol],
   create(ctx, p) {
@@ -93,7 +109,9 @@ export default defineStrategy({
       reference = ctx.roundPrice(symbol, midOf(t));
       levelSize = sizeForNotional(ctx, symbol, p.levelNotional, reference);
       if (levelSize === undefined) {
-        throw new Error(`levelNotional ${p.levelNotional.toFixed()} buys less than the minimum size of ${symbol} at ${reference.toFixed()}`);
+        throw new Error(
+          `levelNotional ${p.levelNotional.toFixed()} buys less than the minimum size of ${symbol} at ${reference.toFixed()}`,
+        );
       }
       ctx.log.info({ reference: reference.toFixed(), size: levelSize.toFixed() }, 'grid centred');
     };
@@ -134,7 +152,13 @@ export default defineStrategy({
         else shortUsed = shortUsed.plus(st.qty);
         // The exit rests one level closer to the reference (k = ±1 exits at the reference).
         const toward = k < 0 ? k + 1 : k - 1;
-        out.push({ tag: exitTag(k), side: k < 0 ? 'close_long' : 'close_short', size: st.qty, price: levelPrice(toward), buy: k > 0 });
+        out.push({
+          tag: exitTag(k),
+          side: k < 0 ? 'close_long' : 'close_short',
+          size: st.qty,
+          price: levelPrice(toward),
+          buy: k > 0,
+        });
       }
       if (pos.long.gt(longUsed)) longUsed = pos.long;
       if (pos.short.gt(shortUsed)) shortUsed = pos.short;
@@ -146,7 +170,13 @@ export default defineStrategy({
         if (used.plus(size).gt(cap)) continue;
         if (buy) longUsed = longUsed.plus(size);
         else shortUsed = shortUsed.plus(size);
-        out.push({ tag: entryTag(k), side: buy ? 'open_long' : 'open_short', size, price: levelPrice(k), buy });
+        out.push({
+          tag: entryTag(k),
+          side: buy ? 'open_long' : 'open_short',
+          size,
+          price: levelPrice(k),
+          buy,
+        });
       }
       return out;
     };
@@ -158,7 +188,10 @@ export default defineStrategy({
       for (const w of want) {
         const have = mine.filter((o) => o.tag === w.tag);
         const ok = (o: Order): boolean =>
-          o.side === w.side && o.size.eq(w.size) && o.price !== undefined && (w.buy ? o.price.lte(w.price) : o.price.gte(w.price));
+          o.side === w.side &&
+          o.size.eq(w.size) &&
+          o.price !== undefined &&
+          (w.buy ? o.price.lte(w.price) : o.price.gte(w.price));
         const keep = have.find(ok);
         for (const o of have) if (o !== keep) out.push(cancel(o));
         if (keep !== undefined) continue;
@@ -167,7 +200,16 @@ export default defineStrategy({
         if (p.postOnly && w.buy && price.gte(t.bestAsk)) price = t.bestAsk.minus(tick);
         if (p.postOnly && !w.buy && price.lte(t.bestBid)) price = t.bestBid.plus(tick);
         if (price.lte(0)) continue;
-        out.push(ctx.place({ symbol, side: w.side, size: w.size, price, orderType: p.postOnly ? 'postOnly' : 'normal', tag: w.tag }));
+        out.push(
+          ctx.place({
+            symbol,
+            side: w.side,
+            size: w.size,
+            price,
+            orderType: p.postOnly ? 'postOnly' : 'normal',
+            tag: w.tag,
+          }),
+        );
       }
       for (const o of mine) if (!want.some((w) => w.tag === o.tag)) out.push(cancel(o));
       return out;

@@ -1,7 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { dec, type Order } from '../src/strategy/index.ts';
 import { readRecording } from '../src/market/recording/reader.ts';
-import { backtestConfig, describeIntent, hold, runStrategy, series, strategyMarbles, type StrategyRun } from '../src/strategy/testing/index.ts';
+import {
+  backtestConfig,
+  describeIntent,
+  hold,
+  runStrategy,
+  series,
+  strategyMarbles,
+  type StrategyRun,
+} from '../src/strategy/testing/index.ts';
 import marketMaker from './market-maker.ts';
 
 const ETH = 'cmt_ethusdt';
@@ -17,8 +25,16 @@ function expectNeverCrossing(run: StrategyRun): void {
     const t = run.tickerAt(o.symbol, o.createdAt);
     expect(t).toBeDefined();
     if (t === undefined || o.price === undefined) continue;
-    if (buys(o)) expect(o.price.lt(t.bestAsk), `${o.clientOid} buys at ${o.price.toFixed()} with ask ${t.bestAsk.toFixed()}`).toBe(true);
-    else expect(o.price.gt(t.bestBid), `${o.clientOid} sells at ${o.price.toFixed()} with bid ${t.bestBid.toFixed()}`).toBe(true);
+    if (buys(o))
+      expect(
+        o.price.lt(t.bestAsk),
+        `${o.clientOid} buys at ${o.price.toFixed()} with ask ${t.bestAsk.toFixed()}`,
+      ).toBe(true);
+    else
+      expect(
+        o.price.gt(t.bestBid),
+        `${o.clientOid} sells at ${o.price.toFixed()} with bid ${t.bestBid.toFixed()}`,
+      ).toBe(true);
   }
 }
 
@@ -37,7 +53,10 @@ describe('market-maker', () => {
 
   it('replaces stale quotes in one tick: the cancels, then the new quotes as one batch', async () => {
     // The mid moves 1.5 bps (more than requoteBps, less than the half spread: no quote is reached).
-    const run = await runStrategy({ strategy: marketMaker, ticks: eth([...hold('3420', 2), ...hold('3420.5', 2)]) });
+    const run = await runStrategy({
+      strategy: marketMaker,
+      ticks: eth([...hold('3420', 2), ...hold('3420.5', 2)]),
+    });
     const at = run.intents[4]?.at;
     const moved = run.intents.filter((i) => i.at === at).map((i) => describeIntent(i.intent));
     expect(moved.slice(0, 4).every((s) => s.startsWith('cancel '))).toBe(true);
@@ -56,10 +75,16 @@ describe('market-maker', () => {
   it('skews its quotes against the inventory and sells it first (close_long)', async () => {
     // The bid at 3419.31 fills when the ask trades through it; then the strategy is long 0.058.
     const params = { skewBps: '4', maxInventoryNotional: '400' };
-    const run = await runStrategy({ strategy: marketMaker, params, ticks: eth([...hold('3420', 3), ...hold('3419', 3)]) });
+    const run = await runStrategy({
+      strategy: marketMaker,
+      params,
+      ticks: eth([...hold('3420', 3), ...hold('3419', 3)]),
+    });
     expect(run.orders[0]?.status).toBe('filled');
     const last = run.intents[run.intents.length - 1]?.at;
-    const after = run.intents.filter((i) => i.at === last && i.intent.kind === 'place').map((i) => describeIntent(i.intent));
+    const after = run.intents
+      .filter((i) => i.at === last && i.intent.kind === 'place')
+      .map((i) => describeIntent(i.intent));
     // Flat at mid 3419 the quotes would be 3418.31 / 3419.69; long 0.058 (≈ half the limit) moves
     // both down by ≈ 2 bps, and the inner ask closes the long instead of opening a short.
     expect(after).toEqual([
@@ -70,7 +95,21 @@ describe('market-maker', () => {
   });
 
   it('never crosses the book on a jumpy market (post-only quotes are always on their own side)', async () => {
-    const jumpy = ['3420', '3421.5', '3419', '3419', '3423', '3418.2', '3418.2', '3420.7', '3417', '3422', '3422', '3416.4', '3419.9'];
+    const jumpy = [
+      '3420',
+      '3421.5',
+      '3419',
+      '3419',
+      '3423',
+      '3418.2',
+      '3418.2',
+      '3420.7',
+      '3417',
+      '3422',
+      '3422',
+      '3416.4',
+      '3419.9',
+    ];
     const run = await runStrategy({ strategy: marketMaker, ticks: eth(jumpy) });
     expectNeverCrossing(run);
   });
@@ -79,7 +118,10 @@ describe('market-maker', () => {
     // A tiny drawdown limit: the first fill's fee and mark-to-market move trading to REDUCING.
     const run = await runStrategy({
       strategy: marketMaker,
-      config: { paper: { startingBalance: '1000' }, risk: { drawdownReducePct: '0.001', drawdownHaltPct: '50' } },
+      config: {
+        paper: { startingBalance: '1000' },
+        risk: { drawdownReducePct: '0.001', drawdownHaltPct: '50' },
+      },
       ticks: eth([...hold('3420', 3), ...hold('3419', 6)]),
     });
     const change = run.events.find((e) => e.kind === 'TradingStateChanged');
@@ -94,7 +136,11 @@ describe('market-maker', () => {
 
   it('cancels everything and quotes nothing while HALTED (marble test)', () => {
     strategyMarbles(
-      { strategy: marketMaker, state: { tradingState: () => 'HALTED' }, assert: (a, e) => expect(a).toEqual(e) },
+      {
+        strategy: marketMaker,
+        state: { tradingState: () => 'HALTED' },
+        assert: (a, e) => expect(a).toEqual(e),
+      },
       (m) => {
         const tickers$ = m.tickers('-a-b-', { a: '3420', b: '3425' }, ETH);
         m.expectObservable(m.run({ tickers$ })).toBe('-----');
@@ -116,8 +162,15 @@ describe('market-maker', () => {
       const book = books.get(o.createdAt);
       expect(book, `no poll at ${o.createdAt}`).toBeDefined();
       if (book === undefined || o.price === undefined) continue;
-      if (buys(o)) expect(o.price.lt(book.ask), `${o.clientOid} buys at ${o.price.toFixed()} with ask ${book.ask}`).toBe(true);
-      else expect(o.price.gt(book.bid), `${o.clientOid} sells at ${o.price.toFixed()} with bid ${book.bid}`).toBe(true);
+      if (buys(o))
+        expect(o.price.lt(book.ask), `${o.clientOid} buys at ${o.price.toFixed()} with ask ${book.ask}`).toBe(
+          true,
+        );
+      else
+        expect(
+          o.price.gt(book.bid),
+          `${o.clientOid} sells at ${o.price.toFixed()} with bid ${book.bid}`,
+        ).toBe(true);
     }
     expect(summary.fills).toBeGreaterThanOrEqual(4);
     expect(summary.ordersCanceled).toBeGreaterThan(10); // stale quotes were replaced

@@ -31,17 +31,39 @@ import { decimalParam, intParam, symbolParam } from './lib/params.ts';
 export const params = z.strictObject({
   symbol: symbolParam('cmt_ethusdt'),
   levels: intParam(2, 'Quotes on each side of the mid.', 1, 10),
-  halfSpreadBps: decimalParam('2', 'Distance of the innermost quotes from the mid, in basis points.', { gt: '0' }),
+  halfSpreadBps: decimalParam('2', 'Distance of the innermost quotes from the mid, in basis points.', {
+    gt: '0',
+  }),
   levelSpacingBps: decimalParam('2', 'Distance between quote levels on one side, in basis points.'),
-  quoteNotional: decimalParam('200', 'Size of each quote as quote notional (USDT) at the mid, rounded down to the size step.', { gt: '0' }),
-  maxInventoryNotional: decimalParam('1000', 'Net position (USDT at the mid) at which the opening side stops quoting and the skew is full.', {
-    gt: '0',
-  }),
-  skewBps: decimalParam('2', 'Shift of all quotes at full inventory, in basis points, against the inventory.'),
-  requoteBps: decimalParam('1', 'A resting quote is replaced when its wanted price moved by at least this many basis points of the mid.', {
-    gt: '0',
-  }),
-  maxQuoteAgeMs: intParam(30_000, 'A resting quote older than this is replaced (ms of clock time).', 1, 86_400_000),
+  quoteNotional: decimalParam(
+    '200',
+    'Size of each quote as quote notional (USDT) at the mid, rounded down to the size step.',
+    { gt: '0' },
+  ),
+  maxInventoryNotional: decimalParam(
+    '1000',
+    'Net position (USDT at the mid) at which the opening side stops quoting and the skew is full.',
+    {
+      gt: '0',
+    },
+  ),
+  skewBps: decimalParam(
+    '2',
+    'Shift of all quotes at full inventory, in basis points, against the inventory.',
+  ),
+  requoteBps: decimalParam(
+    '1',
+    'A resting quote is replaced when its wanted price moved by at least this many basis points of the mid.',
+    {
+      gt: '0',
+    },
+  ),
+  maxQuoteAgeMs: intParam(
+    30_000,
+    'A resting quote older than this is replaced (ms of clock time).',
+    1,
+    86_400_000,
+  ),
 });
 
 export type MarketMakerParams = z.output<typeof params>;
@@ -58,7 +80,8 @@ const BPS = 10_000;
 export default defineStrategy({
   name: 'market-maker',
   version: '1.0.0',
-  description: 'Post-only two-sided quotes around the mid with inventory skew; steps back when risk says REDUCING.',
+  description:
+    'Post-only two-sided quotes around the mid with inventory skew; steps back when risk says REDUCING.',
   params,
   symbols: (p) => [p.symbol],
   create(ctx, p) {
@@ -92,15 +115,35 @@ export default defineStrategy({
       let toSell = pos.long;
       for (let i = 0; i < p.levels; i++) {
         const away = p.halfSpreadBps.plus(p.levelSpacingBps.times(i));
-        const bidPrice = decMin(ctx.roundPrice(symbol, shiftBps(mid, skew.minus(away)), 'down'), t.bestAsk.minus(tick));
-        const askPrice = decMax(ctx.roundPrice(symbol, shiftBps(mid, skew.plus(away)), 'up'), t.bestBid.plus(tick));
-        const bid = sideQuote(`mm:b${i}`, 'close_short', 'open_long', size, toCover, opening && longRoom.gte(size));
+        const bidPrice = decMin(
+          ctx.roundPrice(symbol, shiftBps(mid, skew.minus(away)), 'down'),
+          t.bestAsk.minus(tick),
+        );
+        const askPrice = decMax(
+          ctx.roundPrice(symbol, shiftBps(mid, skew.plus(away)), 'up'),
+          t.bestBid.plus(tick),
+        );
+        const bid = sideQuote(
+          `mm:b${i}`,
+          'close_short',
+          'open_long',
+          size,
+          toCover,
+          opening && longRoom.gte(size),
+        );
         if (bid !== undefined && bidPrice.gt(0)) {
           out.push({ ...bid, price: bidPrice });
           if (bid.side === 'close_short') toCover = toCover.minus(bid.size);
           else longRoom = longRoom.minus(bid.size);
         }
-        const ask = sideQuote(`mm:a${i}`, 'close_long', 'open_short', size, toSell, opening && shortRoom.gte(size));
+        const ask = sideQuote(
+          `mm:a${i}`,
+          'close_long',
+          'open_short',
+          size,
+          toSell,
+          opening && shortRoom.gte(size),
+        );
         if (ask !== undefined) {
           out.push({ ...ask, price: askPrice });
           if (ask.side === 'close_long') toSell = toSell.minus(ask.size);
@@ -120,7 +163,8 @@ export default defineStrategy({
       mayOpen: boolean,
     ): Omit<Quote, 'price'> | undefined => {
       const closeSize = ctx.roundSize(symbol, decMin(size, reducible), 'down');
-      if (closeSize.gt(0) && closeSize.gte(ctx.spec(symbol).minSize)) return { tag, side: reduce, size: closeSize };
+      if (closeSize.gt(0) && closeSize.gte(ctx.spec(symbol).minSize))
+        return { tag, side: reduce, size: closeSize };
       return mayOpen ? { tag, side: open, size } : undefined;
     };
 
@@ -145,16 +189,27 @@ export default defineStrategy({
         );
         for (const o of have) if (o !== fresh) cancels.push(cancel(o));
         if (fresh === undefined) {
-          places.push(ctx.place({ symbol, side: q.side, size: q.size, price: q.price, orderType: 'postOnly', tag: q.tag }));
+          places.push(
+            ctx.place({
+              symbol,
+              side: q.side,
+              size: q.size,
+              price: q.price,
+              orderType: 'postOnly',
+              tag: q.tag,
+            }),
+          );
         }
       }
-      for (const o of mine) if (!want.some((q) => q.tag === o.tag) && !isReached(o, t)) cancels.push(cancel(o));
+      for (const o of mine)
+        if (!want.some((q) => q.tag === o.tag) && !isReached(o, t)) cancels.push(cancel(o));
       return [...cancels, ...places];
     };
 
     return {
       onOrderUpdate: (o) => {
-        if (o.status === 'filled' || o.status === 'canceled' || o.status === 'rejected') cancelAsked.delete(o.clientOid);
+        if (o.status === 'filled' || o.status === 'canceled' || o.status === 'rejected')
+          cancelAsked.delete(o.clientOid);
       },
       onTicker: (t) => {
         if (t.bestBid.lte(0) || t.bestAsk.lte(t.bestBid)) return;
@@ -163,4 +218,3 @@ export default defineStrategy({
     };
   },
 });
-

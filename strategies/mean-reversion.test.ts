@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { dec, decSum, type Dec } from '../src/strategy/index.ts';
-import { backtestConfig, DEFAULT_START_MS, describeIntent, hold, runStrategy, series } from '../src/strategy/testing/index.ts';
+import {
+  backtestConfig,
+  DEFAULT_START_MS,
+  describeIntent,
+  hold,
+  runStrategy,
+  series,
+} from '../src/strategy/testing/index.ts';
 import meanReversion from './mean-reversion.ts';
 
 const ETH = 'cmt_ethusdt';
@@ -44,12 +51,21 @@ describe('mean-reversion', () => {
     expect(run.summary.positions[ETH]).toEqual({ long: dec(0), short: dec(0) });
     expect(run.summary.realizedPnl.gt(0)).toBe(true);
     // Flat again: the entries are back.
-    expect(run.orders.filter((o) => o.status === 'open').map((o) => o.tag).sort()).toEqual(['mr:buy', 'mr:sell']);
+    expect(
+      run.orders
+        .filter((o) => o.status === 'open')
+        .map((o) => o.tag)
+        .sort(),
+    ).toEqual(['mr:buy', 'mr:sell']);
   });
 
   it('closes at market on the time stop when the exit has not filled after maxHoldMs', async () => {
     const prices = [...WARM, '3418', ...hold('3417', 10)];
-    const run = await runStrategy({ strategy: meanReversion, params: { ...W5, maxHoldMs: 5_000 }, ticks: eth(prices) });
+    const run = await runStrategy({
+      strategy: meanReversion,
+      params: { ...W5, maxHoldMs: 5_000 },
+      ticks: eth(prices),
+    });
     const stop = run.orders.find((o) => o.tag === 'mr:stop');
     expect(stop).toMatchObject({ side: 'close_long', status: 'filled' });
     expect(stop?.price).toBeUndefined(); // a market order
@@ -63,7 +79,11 @@ describe('mean-reversion', () => {
   });
 
   it('stays out while the window fills', async () => {
-    const run = await runStrategy({ strategy: meanReversion, params: { window: 30 }, ticks: eth(hold('3420', 29)) });
+    const run = await runStrategy({
+      strategy: meanReversion,
+      params: { window: 30 },
+      ticks: eth(hold('3420', 29)),
+    });
     expect(run.intents).toEqual([]);
   });
 
@@ -72,9 +92,17 @@ describe('mean-reversion', () => {
     const filled = record.orders.filter((o) => o.filledQty.gt(0));
     expect(filled.filter((o) => o.tag === 'mr:buy' || o.tag === 'mr:sell').length).toBeGreaterThanOrEqual(2);
     expect(filled.filter((o) => o.tag === 'mr:exit' || o.tag === 'mr:stop').length).toBeGreaterThanOrEqual(2);
-    expect(record.orders.filter((o) => o.tag === 'mr:buy' || o.tag === 'mr:sell').every((o) => o.orderType === 'postOnly')).toBe(true);
+    expect(
+      record.orders
+        .filter((o) => o.tag === 'mr:buy' || o.tag === 'mr:sell')
+        .every((o) => o.orderType === 'postOnly'),
+    ).toBe(true);
     // Every entry that filled was closed again: as much bought as sold.
-    const net = decSum(filled.map((o) => (o.side === 'open_long' || o.side === 'close_short' ? o.filledQty : o.filledQty.neg())));
+    const net = decSum(
+      filled.map((o) =>
+        o.side === 'open_long' || o.side === 'close_short' ? o.filledQty : o.filledQty.neg(),
+      ),
+    );
     expect(net.eq(0)).toBe(true);
     expect(summary.ordersRejected).toBe(0);
     expect(summary.responses429).toBe(0);

@@ -24,23 +24,43 @@ import { decimalParam, intParam, symbolParam } from './lib/params.ts';
 
 export const params = z.strictObject({
   symbol: symbolParam('cmt_ethusdt'),
-  window: intParam(30, 'Number of tickers in the rolling window of the mean and the standard deviation.', 2, 100_000),
+  window: intParam(
+    30,
+    'Number of tickers in the rolling window of the mean and the standard deviation.',
+    2,
+    100_000,
+  ),
   bandWidth: decimalParam('2', 'Distance of the bands from the mean, in standard deviations.', { gt: '0' }),
   minBandBps: decimalParam(
     '1',
     'Lower bound of the band distance from the mean, in basis points (keeps entries outside the noise when prices stand still).',
   ),
-  notional: decimalParam('300', 'Entry size as quote notional (USDT), converted at the current price and rounded down to the size step.', {
-    gt: '0',
-  }),
-  requoteBps: decimalParam('1', 'A resting entry or exit is replaced when its target price moved by at least this many basis points.', {
-    gt: '0',
-  }),
-  maxHoldMs: intParam(60_000, 'Time stop: a position older than this is closed at market (ms of clock time).', 1, 86_400_000),
+  notional: decimalParam(
+    '300',
+    'Entry size as quote notional (USDT), converted at the current price and rounded down to the size step.',
+    {
+      gt: '0',
+    },
+  ),
+  requoteBps: decimalParam(
+    '1',
+    'A resting entry or exit is replaced when its target price moved by at least this many basis points.',
+    {
+      gt: '0',
+    },
+  ),
+  maxHoldMs: intParam(
+    60_000,
+    'Time stop: a position older than this is closed at market (ms of clock time).',
+    1,
+    86_400_000,
+  ),
   postOnlyEntries: z
     .boolean()
     .default(true)
-    .describe('Entries are post-only (maker); a band inside the spread is clamped to the best price on its side. Default: true.'),
+    .describe(
+      'Entries are post-only (maker); a band inside the spread is clamped to the best price on its side. Default: true.',
+    ),
 });
 
 export type MeanReversionParams = z.output<typeof params>;
@@ -84,10 +104,25 @@ export default defineStrategy({
         const have = mine.filter((o) => o.tag === w.tag);
         // An order the market has reached is left alone until reconciliation says what became of it.
         if (have.some((o) => isReached(o, t))) continue;
-        const keep = have.find((o) => o.side === w.side && o.size.eq(w.size) && o.price !== undefined && o.price.minus(w.price).abs().lt(tolerance));
+        const keep = have.find(
+          (o) =>
+            o.side === w.side &&
+            o.size.eq(w.size) &&
+            o.price !== undefined &&
+            o.price.minus(w.price).abs().lt(tolerance),
+        );
         for (const o of have) if (o !== keep) out.push(cancel(o));
         if (keep === undefined) {
-          out.push(ctx.place({ symbol, side: w.side, size: w.size, price: w.price, orderType: w.postOnly ? 'postOnly' : 'normal', tag: w.tag }));
+          out.push(
+            ctx.place({
+              symbol,
+              side: w.side,
+              size: w.size,
+              price: w.price,
+              orderType: w.postOnly ? 'postOnly' : 'normal',
+              tag: w.tag,
+            }),
+          );
         }
       }
       for (const o of mine) if (!wanted.some((w) => w.tag === o.tag) && !isReached(o, t)) out.push(cancel(o));
@@ -97,7 +132,8 @@ export default defineStrategy({
     return {
       onOrderUpdate: (o) => {
         unsettled.update(o);
-        if (o.status === 'filled' || o.status === 'canceled' || o.status === 'rejected') cancelAsked.delete(o.clientOid);
+        if (o.status === 'filled' || o.status === 'canceled' || o.status === 'rejected')
+          cancelAsked.delete(o.clientOid);
       },
       onTicker: (t) => {
         stats.push(t.last);
@@ -149,10 +185,15 @@ export default defineStrategy({
         }
         // Exit price: the mean, but never worse than where the market already is.
         const exitAt = long ? ctx.roundPrice(symbol, mean, 'up') : ctx.roundPrice(symbol, mean, 'down');
-        const price = long ? (exitAt.lt(t.bestBid) ? t.bestBid : exitAt) : exitAt.gt(t.bestAsk) ? t.bestAsk : exitAt;
+        const price = long
+          ? exitAt.lt(t.bestBid)
+            ? t.bestBid
+            : exitAt
+          : exitAt.gt(t.bestAsk)
+            ? t.bestAsk
+            : exitAt;
         return converge(t, [{ tag: TAG.exit, side, size, price, postOnly: false }], mean);
       },
     };
   },
 });
-

@@ -10,9 +10,14 @@ const ROOT = resolve(import.meta.dirname, '..');
 describe('strategy params JSON Schemas', () => {
   it('are up to date (node bin/run-ts.js scripts/strategy-schemas.ts --check)', async () => {
     const r = await new Promise<{ code: number; out: string }>((done) => {
-      execFile(process.execPath, [join(ROOT, 'bin', 'run-ts.js'), 'scripts/strategy-schemas.ts', '--check'], { cwd: ROOT }, (err, stdout, stderr) => {
-        done({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, out: stdout + stderr });
-      });
+      execFile(
+        process.execPath,
+        [join(ROOT, 'bin', 'run-ts.js'), 'scripts/strategy-schemas.ts', '--check'],
+        { cwd: ROOT },
+        (err, stdout, stderr) => {
+          done({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, out: stdout + stderr });
+        },
+      );
     });
     expect(r.out).toContain('ok: 4 strategy schemas are up to date');
     expect(r.code).toBe(0);
@@ -20,7 +25,9 @@ describe('strategy params JSON Schemas', () => {
 
   it('describe every param with its default', () => {
     for (const name of ['ema-cross', 'grid', 'market-maker', 'mean-reversion']) {
-      const doc = JSON.parse(readFileSync(join(ROOT, 'strategies', 'schemas', `${name}.schema.json`), 'utf8')) as {
+      const doc = JSON.parse(
+        readFileSync(join(ROOT, 'strategies', 'schemas', `${name}.schema.json`), 'utf8'),
+      ) as {
         properties: Record<string, { description?: string; default?: unknown }>;
         additionalProperties: boolean;
       };

@@ -22,10 +22,13 @@ async function exists(path: string): Promise<boolean> {
   }
 }
 
-/** Creates and returns a new run folder under `root` (`-2`, `-3`, ... when the name is taken). */
-export async function createRunFolder(root: string, at: Date): Promise<string> {
+/**
+ * Creates and returns a new run folder under `root`, named by `at` (+ `suffix`); `-2`, `-3`, ... are
+ * appended when the name is taken.
+ */
+export async function createRunFolder(root: string, at: Date, suffix = ''): Promise<string> {
   await mkdir(root, { recursive: true });
-  const base = runFolderName(at);
+  const base = runFolderName(at) + suffix;
   for (let i = 1; ; i++) {
     const dir = join(root, i === 1 ? base : `${base}-${i}`);
     try {

@@ -2,7 +2,7 @@
 // and the timers of the whole engine. Nothing sleeps; `advanceTo(t)` runs every timer due up to t
 // in time order, letting the engine settle (await its idle()) after each instant, so work a timer
 // releases (a budget wait ending, a coalescing window closing) completes before time moves on.
-import { VirtualAction, VirtualTimeScheduler } from 'rxjs';
+import { Subscription, VirtualAction, VirtualTimeScheduler } from 'rxjs';
 import type { Clock } from '../core/clock.ts';
 import { schedulerTimers, type Timers } from '../execution/timers.ts';
 
@@ -11,13 +11,37 @@ export async function microtasks(turns = 4): Promise<void> {
   for (let i = 0; i < turns; i++) await Promise.resolve();
 }
 
+/**
+ * A VirtualAction that is recycled when it reschedules itself (an `interval`, a periodic timer).
+ * RxJS's VirtualAction instead chains a new action onto the old one at every period (actions are
+ * kept immutable for test inspection): over a long replay that chain holds every period ever run
+ * (memory grows with virtual time) and unsubscribing it overflows the stack. Ordering is unchanged:
+ * a rescheduled action takes a fresh index, as the chained one would, so actions due at the same
+ * time still run in the order they were scheduled.
+ */
+export class ReplayAction<T> extends VirtualAction<T> {
+  override schedule(state?: T, delay = 0): Subscription {
+    if (!Number.isFinite(delay)) return Subscription.EMPTY;
+    if (this.closed) return this;
+    if (!this.id) return super.schedule(state, delay);
+    const scheduler = this.scheduler;
+    const queued = scheduler.actions.indexOf(this);
+    if (queued >= 0) scheduler.actions.splice(queued, 1);
+    this.index = scheduler.index += 1;
+    this.state = state as T; // AsyncAction keeps an undefined state as is
+    this.pending = true;
+    this.id = this.requestAsyncId(scheduler, this.id, delay);
+    return this;
+  }
+}
+
 export class VirtualTime {
   readonly scheduler: VirtualTimeScheduler;
   readonly clock: Clock;
   readonly timers: Timers;
 
   constructor(startMs = 0) {
-    this.scheduler = new VirtualTimeScheduler(VirtualAction, Number.POSITIVE_INFINITY);
+    this.scheduler = new VirtualTimeScheduler(ReplayAction, Number.POSITIVE_INFINITY);
     this.scheduler.frame = startMs;
     this.clock = { now: () => this.scheduler.frame };
     this.timers = schedulerTimers(this.scheduler);

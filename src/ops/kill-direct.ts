@@ -191,6 +191,7 @@ async function cancelAtVenue(
     options: engineOptions(config),
   });
   const symbols = await symbolsToWatch(config, openBefore, o.baseDir, log);
+  let adopted = 0;
   const reconciler = new Reconciler({
     store,
     port: venue.port,
@@ -203,12 +204,12 @@ async function cancelAtVenue(
     symbols,
     config: reconcilerConfig(config.polling),
     onRound: (r) => {
+      adopted += r.output.adopted.length;
       if (r.committed.changed.length > 0 || r.fillsForEngine.length > 0) {
         engine.ordersChanged(r.committed.changed, r.fillsForEngine);
       }
     },
   });
-  let adopted = 0;
   let local = 0;
   let requested = 0;
   try {
@@ -224,17 +225,14 @@ async function cancelAtVenue(
       retryDelayMs: 500,
       cancelDeadlineMs: left(),
     });
-    adopted += report.round.output.adopted.length;
     local += report.canceled.local;
     requested += report.canceled.requested;
     // Cancels answered but not yet seen as canceled in history, or refused: reconcile and try again.
     while (engine.openOrders().length > 0 && left() > 0) {
       await delay(timers, Math.min(1_000, left()));
-      const round = await reconciler.reconcileOnce().catch((e: unknown) => {
+      await reconciler.reconcileOnce().catch((e: unknown) => {
         log.warn({ err: e }, 'kill: reconciliation failed; retrying until the deadline');
-        return undefined;
       });
-      if (round !== undefined) adopted += round.output.adopted.length;
       const again = cancelOpenOrders(engine, venue.clock);
       local += again.local;
       requested += again.requested;

@@ -131,7 +131,7 @@ async function runWith(
 
   const store = new SqliteStore({
     path: config.store.path,
-    logger: log.child({ component: 'store' }),
+    logger: obs.logger.child({ component: 'store' }),
     lease: {
       onLost: (reason) => requestStop({ kind: 'failure', message: `store lease lost: ${reason}` }),
     },
@@ -184,6 +184,7 @@ async function runWith(
     const feed = new TickerFeed({
       venue,
       engine,
+      read: session.read,
       symbols: session.symbols,
       intervalMs: config.polling.tickersMs,
       staleAfterMs: config.polling.staleAfterMs,

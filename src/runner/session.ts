@@ -15,6 +15,8 @@ import {
 } from '../engine/engine.ts';
 import type { ExchangePort } from '../exchange/port.ts';
 import type { Timers } from '../execution/timers.ts';
+import type { EndpointId } from '../core/endpoints.ts';
+import type { ReadThrough } from '../reconcile/fetch.ts';
 import { Reconciler, type ReconcilerConfig } from '../reconcile/pollers.ts';
 import type { RoundResult } from '../reconcile/round.ts';
 import type { OrderStore } from '../store/port.ts';
@@ -39,6 +41,13 @@ export interface Session {
   readonly reconciler: Reconciler;
   /** Every symbol the strategies trade. */
   readonly symbols: readonly SymbolId[];
+  /** Reads through the weight budget that end when the session aborts them (see `abortReads`). */
+  readonly read: ReadThrough;
+  /**
+   * Rejects every budgeted read still waiting (shutdown): a round waiting for budget fails at once
+   * instead of holding up the last reconciliation. Later reads are refused.
+   */
+  abortReads(reason: string): void;
 }
 
 export function createSession(d: SessionDeps): Session {
@@ -53,10 +62,34 @@ export function createSession(d: SessionDeps): Session {
     ...(d.engine !== undefined ? { options: d.engine } : {}),
   });
   const symbols = [...new Set(engine.strategies.flatMap((s) => s.symbols))].sort();
+  const waiting = new Set<(e: Error) => void>();
+  let aborted: string | undefined;
+  const read: ReadThrough = <T>(endpoint: EndpointId, run: () => Promise<T>): Promise<T> => {
+    if (aborted !== undefined) return Promise.reject(new Error(aborted));
+    return new Promise<T>((resolve, reject) => {
+      const fail = (e: Error): void => reject(e);
+      waiting.add(fail);
+      engine.executor.read(endpoint, run).then(
+        (v) => {
+          waiting.delete(fail);
+          resolve(v);
+        },
+        (e: unknown) => {
+          waiting.delete(fail);
+          reject(e instanceof Error ? e : new Error(String(e)));
+        },
+      );
+    });
+  };
+  const abortReads = (reason: string): void => {
+    aborted = reason;
+    for (const fail of [...waiting]) fail(new Error(reason));
+    waiting.clear();
+  };
   const reconciler = new Reconciler({
     store: d.store,
     port: d.port,
-    read: (endpoint, run) => engine.executor.read(endpoint, run),
+    read,
     clock: d.clock,
     timers: d.timers,
     log: d.log.child({ component: 'reconcile' }),
@@ -76,5 +109,5 @@ export function createSession(d: SessionDeps): Session {
     if (e.kind === 'OrderCreated' || e.kind === 'OrderOutcomeUnknown' || e.kind === 'CancelRequested')
       reconciler.nudge();
   });
-  return { engine, reconciler, symbols };
+  return { engine, reconciler, symbols, read, abortReads };
 }

@@ -9,7 +9,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../core/clock.ts';
 import { OutcomeUnknownError, RateLimitedError, TransportError } from '../core/errors.ts';
 import type { QueueDepth } from '../execution/executor.ts';
-import type { Timers } from '../execution/timers.ts';
+import type { CancelTimer, Timers } from '../execution/timers.ts';
 import type { ReadThrough } from '../reconcile/fetch.ts';
 import { cancelOpenOrders, type CancelAllResult } from './cancel-all.ts';
 import type { Session } from './session.ts';
@@ -38,8 +38,17 @@ export interface ShutdownReport {
   readonly openOrders: number;
 }
 
+/** `p`, or 'timed-out' after `ms`; the timer is canceled either way (it must not keep the process up). */
 async function within<T>(timers: Timers, ms: number, p: Promise<T>): Promise<T | 'timed-out'> {
-  return Promise.race([p, delay(timers, Math.max(0, ms)).then(() => 'timed-out' as const)]);
+  let cancel: CancelTimer | undefined;
+  const timeout = new Promise<'timed-out'>((resolve) => {
+    cancel = timers.after(Math.max(0, ms), () => resolve('timed-out'));
+  });
+  try {
+    return await Promise.race([p, timeout]);
+  } finally {
+    cancel?.();
+  }
 }
 
 /** Reads straight to the venue, retrying what a read may retry (429, transport, lost reply). */
@@ -66,6 +75,9 @@ export async function shutdown(d: ShutdownDeps): Promise<ShutdownReport> {
   d.feed?.stop();
   reconciler.stop();
   engine.stop();
+  // A round waiting for budget would hold everything up: its reads fail now (the last round below
+  // reads again, straight from the venue).
+  d.session.abortReads('shutting down');
   await within(d.timers, remaining(), reconciler.whenIdle());
 
   const canceled = d.cancelOpenOrders ? cancelOpenOrders(engine, d.clock) : { local: 0, requested: 0 };

@@ -7,12 +7,15 @@ import type { Clock } from '../core/clock.ts';
 import type { SymbolId } from '../core/ids.ts';
 import type { Ticker } from '../core/market.ts';
 import type { Engine } from '../engine/engine.ts';
+import type { ReadThrough } from '../reconcile/fetch.ts';
 import { createTickerPoller } from '../market/poller.ts';
 import type { Venue } from './venue.ts';
 
 export interface TickerFeedDeps {
   readonly venue: Venue;
   readonly engine: Engine;
+  /** Budgeted reads (the session's). */
+  readonly read: ReadThrough;
   /** Only these symbols reach the engine (the exchange lists hundreds). */
   readonly symbols: readonly SymbolId[];
   readonly intervalMs: number;
@@ -42,7 +45,7 @@ export class TickerFeed {
     const d = this.#d;
     const wanted = new Set<string>(d.symbols);
     const poller = createTickerPoller({
-      fetchTickers: () => d.venue.fetchTickers((endpoint, run) => d.engine.executor.read(endpoint, run)),
+      fetchTickers: () => d.venue.fetchTickers(d.read),
       intervalMs: d.intervalMs,
       scheduler: d.scheduler ?? asyncScheduler,
       staleAfterMs: d.staleAfterMs,

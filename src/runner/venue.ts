@@ -61,10 +61,17 @@ export interface VenueDeps {
 
 const never = new Promise<void>(() => undefined);
 
-function client(d: VenueDeps, credentials: Credentials | undefined): WeexClient {
+/**
+ * A capi/v2 client. `clock` is what the client takes for "now": its own request checks (history
+ * `createDate` within 90 days) compare with it, and it signs with it plus the measured server offset.
+ * Against a sim replaying old data that must be the venue's clock; the offset to the sim's wall-clock
+ * server time is then re-measured often.
+ */
+function client(d: VenueDeps, credentials: Credentials | undefined, clock: Clock = wallClock): WeexClient {
   const { config, log } = d;
   const x = config.exchange;
   return new WeexClient({
+    ...(clock !== wallClock ? { serverTimeMaxAgeMs: 10_000 } : {}),
     ...(d.onResponse !== undefined ? { onResponse: d.onResponse } : {}),
     baseUrl: x.baseUrl,
     ...(credentials !== undefined ? { credentials } : {}),
@@ -72,7 +79,7 @@ function client(d: VenueDeps, credentials: Credentials | undefined): WeexClient 
     timeouts: { connectMs: x.connectTimeoutMs, headersMs: x.timeoutMs, bodyMs: x.timeoutMs },
     // Retries happen in the executor's lanes, where they are counted against the weight budget.
     retry: { maxAttempts: 1, baseDelayMs: x.retryBackoffMs },
-    clock: wallClock,
+    clock,
     logger: log,
   });
 }
@@ -88,8 +95,8 @@ export async function openVenue(d: VenueDeps): Promise<Venue> {
     if (d.credentials === undefined) {
       d.log.warn('paper.venue http: no credentials in the environment; using the simulator test credentials');
     }
-    const c = client(d, d.credentials ?? SIM_TEST_CREDENTIALS);
-    return clientVenue('paper-http', c, new TickerTimeClock(wallClock));
+    const clock = new TickerTimeClock(wallClock);
+    return clientVenue('paper-http', client(d, d.credentials ?? SIM_TEST_CREDENTIALS, clock), clock);
   }
   if (config.paper.source === 'live') return embeddedLive(d);
   return embeddedRecording(d);

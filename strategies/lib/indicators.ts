@@ -15,7 +15,8 @@ export class Ema {
   #count = 0;
 
   constructor(period: number) {
-    if (!Number.isInteger(period) || period < 1) throw new RangeError(`EMA period must be a positive integer, got ${period}`);
+    if (!Number.isInteger(period) || period < 1)
+      throw new RangeError(`EMA period must be a positive integer, got ${period}`);
     this.period = period;
     this.#alpha = dec(2).div(period + 1);
   }
@@ -23,7 +24,8 @@ export class Ema {
   /** Folds one value in and returns the new average. */
   update(x: Dec): Dec {
     const prev = this.#value;
-    this.#value = prev === undefined ? x : prev.plus(x.minus(prev).times(this.#alpha)).round(INDICATOR_PLACES);
+    this.#value =
+      prev === undefined ? x : prev.plus(x.minus(prev).times(this.#alpha)).round(INDICATOR_PLACES);
     this.#count++;
     return this.#value;
   }
@@ -45,7 +47,8 @@ export class RollingStats {
   #sum: Dec = ZERO;
 
   constructor(size: number) {
-    if (!Number.isInteger(size) || size < 2) throw new RangeError(`window size must be an integer ≥ 2, got ${size}`);
+    if (!Number.isInteger(size) || size < 2)
+      throw new RangeError(`window size must be an integer ≥ 2, got ${size}`);
     this.size = size;
   }
 

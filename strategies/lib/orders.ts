@@ -1,5 +1,13 @@
 // Small helpers over the context's read-only views, shared by the example strategies.
-import { isTerminal, ZERO, type Dec, type Order, type StrategyContext, type SymbolId, type Ticker } from '../../src/strategy/index.ts';
+import {
+  isTerminal,
+  ZERO,
+  type Dec,
+  type Order,
+  type StrategyContext,
+  type SymbolId,
+  type Ticker,
+} from '../../src/strategy/index.ts';
 
 const BPS = 10_000;
 
@@ -23,7 +31,12 @@ export function distanceBps(a: Dec, b: Dec): Dec {
  * The size worth `notional` (quote) at `price`, rounded DOWN to the size step; undefined when that is
  * below the symbol's minimum size (the order would be refused).
  */
-export function sizeForNotional(ctx: StrategyContext, symbol: SymbolId, notional: Dec, price: Dec): Dec | undefined {
+export function sizeForNotional(
+  ctx: StrategyContext,
+  symbol: SymbolId,
+  notional: Dec,
+  price: Dec,
+): Dec | undefined {
   const size = ctx.roundSize(symbol, notional.div(price), 'down');
   return size.gte(ctx.spec(symbol).minSize) && size.gt(0) ? size : undefined;
 }
@@ -77,7 +90,8 @@ export class UnsettledOrders {
 
   /** A finished order of `symbol` whose fills have not all reached the position yet. */
   awaitingFills(symbol?: SymbolId): boolean {
-    for (const o of this.#orders.values()) if ((symbol === undefined || o.symbol === symbol) && isTerminal(o.status)) return true;
+    for (const o of this.#orders.values())
+      if ((symbol === undefined || o.symbol === symbol) && isTerminal(o.status)) return true;
     return false;
   }
 

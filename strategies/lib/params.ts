@@ -29,7 +29,10 @@ function boundsText(b: DecimalBounds): string {
 export function decimalParam(def: string, description: string, bounds: DecimalBounds = {}) {
   const range = boundsText(bounds);
   return z
-    .union([z.string().regex(DECIMAL_TEXT, { error: 'expected a non-negative decimal such as "0.25"' }), z.number().nonnegative()])
+    .union([
+      z.string().regex(DECIMAL_TEXT, { error: 'expected a non-negative decimal such as "0.25"' }),
+      z.number().nonnegative(),
+    ])
     .transform((v): Dec => dec(typeof v === 'number' ? String(v) : v))
     .refine((d) => bounds.gt === undefined || d.gt(bounds.gt), { error: `must be > ${bounds.gt ?? ''}` })
     .refine((d) => bounds.min === undefined || d.gte(bounds.min), { error: `must be ≥ ${bounds.min ?? ''}` })
@@ -40,7 +43,13 @@ export function decimalParam(def: string, description: string, bounds: DecimalBo
 
 /** An integer param with a default and bounds (counts, periods in tickers, durations in ms). */
 export function intParam(def: number, description: string, min: number, max: number) {
-  return z.number().int().min(min).max(max).default(def).describe(`${description} Default: ${def} (${min}..${max}).`);
+  return z
+    .number()
+    .int()
+    .min(min)
+    .max(max)
+    .default(def)
+    .describe(`${description} Default: ${def} (${min}..${max}).`);
 }
 
 /** The traded symbol, e.g. `cmt_btcusdt`. */

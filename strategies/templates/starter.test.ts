@@ -8,7 +8,9 @@ import strategy from './starter.ts';
 describe('starter', () => {
   it('buys a dip below the mid, then takes profit above the entry', async () => {
     // One tick per second: steady at 64000, a dip to 63970, a rise to 64010.
-    const ticks = series([...hold('64000', 3), ...hold('63970', 5), ...hold('64010', 6)], { symbol: 'cmt_btcusdt' });
+    const ticks = series([...hold('64000', 3), ...hold('63970', 5), ...hold('64010', 6)], {
+      symbol: 'cmt_btcusdt',
+    });
     const run = await runStrategy({ strategy, params: { symbol: 'cmt_btcusdt', notional: '100' }, ticks });
 
     expect(run.disabled).toBeUndefined();
@@ -24,7 +26,11 @@ describe('starter', () => {
   });
 
   it('places nothing when the notional is below the minimum size', async () => {
-    const run = await runStrategy({ strategy, params: { symbol: 'cmt_btcusdt', notional: '1' }, ticks: series(hold('64000', 3)) });
+    const run = await runStrategy({
+      strategy,
+      params: { symbol: 'cmt_btcusdt', notional: '1' },
+      ticks: series(hold('64000', 3)),
+    });
     expect(run.intents).toEqual([]);
   });
 });

@@ -21,10 +21,18 @@ const decimal = (def: string, description: string) =>
 
 export const params = z.strictObject({
   symbol: z.string().default('cmt_btcusdt').describe('Exchange symbol traded. Default: cmt_btcusdt.'),
-  notional: decimal('100', 'Entry size as quote notional (USDT), rounded down to the size step. Default: 100.'),
+  notional: decimal(
+    '100',
+    'Entry size as quote notional (USDT), rounded down to the size step. Default: 100.',
+  ),
   entryOffsetBps: decimal('3', 'The entry rests this many basis points below the mid. Default: 3.'),
   takeProfitBps: decimal('3', 'The exit rests this many basis points above the entry price. Default: 3.'),
-  refreshMs: z.number().int().positive().default(10_000).describe('A resting entry older than this is replaced (ms). Default: 10000.'),
+  refreshMs: z
+    .number()
+    .int()
+    .positive()
+    .default(10_000)
+    .describe('A resting entry older than this is replaced (ms). Default: 10000.'),
 });
 
 const BPS = 10_000;
@@ -51,7 +59,9 @@ export default defineStrategy({
           if (open.some((o) => o.side === 'close_long')) return;
           const entry = pos.longEntryPrice ?? t.last;
           const price = ctx.roundPrice(symbol, entry.times(p.takeProfitBps.plus(BPS)).div(BPS), 'up');
-          const cancels = open.filter((o) => o.side === 'open_long' && o.status !== 'canceling').map((o) => ctx.cancel(o));
+          const cancels = open
+            .filter((o) => o.side === 'open_long' && o.status !== 'canceling')
+            .map((o) => ctx.cancel(o));
           return [...cancels, ctx.place({ symbol, side: 'close_long', size: pos.long, price, tag: 'tp' })];
         }
 

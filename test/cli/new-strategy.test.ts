@@ -28,7 +28,12 @@ function tempDir(): string {
 function cli(): { program: Command; lines: string[] } {
   const lines: string[] = [];
   const ctx: CliContext = {
-    out: { data: (t) => lines.push(t), json: (v) => lines.push(JSON.stringify(v)), info: (t) => lines.push(t), error: (t) => lines.push(t) },
+    out: {
+      data: (t) => lines.push(t),
+      json: (v) => lines.push(JSON.stringify(v)),
+      info: (t) => lines.push(t),
+      error: (t) => lines.push(t),
+    },
     setExitCode: () => undefined,
   };
   const program = new Command('capibot').exitOverride();
@@ -43,7 +48,10 @@ describe('capibot new-strategy', () => {
     await program.parseAsync(['new-strategy', 'dip-buyer', '--dir', dir], { from: 'user' });
     const file = join(dir, 'dip-buyer.ts');
     const test = join(dir, 'dip-buyer.test.ts');
-    expect(lines.slice(0, 2).map((l) => l.replace(/^created .*\//, 'created '))).toEqual(['created dip-buyer.ts', 'created dip-buyer.test.ts']);
+    expect(lines.slice(0, 2).map((l) => l.replace(/^created .*\//, 'created '))).toEqual([
+      'created dip-buyer.ts',
+      'created dip-buyer.test.ts',
+    ]);
     const source = readFileSync(file, 'utf8');
     expect(source).toContain("name: 'dip-buyer'");
     expect(source).not.toContain('starter');
@@ -53,8 +61,14 @@ describe('capibot new-strategy', () => {
     expect(testSource).toContain("describe('dip-buyer'");
 
     // The generated test's scenario, run on the file as `capibot backtest` would load it.
-    const ticks = series([...hold('64000', 3), ...hold('63970', 5), ...hold('64010', 6)], { symbol: 'cmt_btcusdt' });
-    const run = await runStrategy({ strategy: file, params: { symbol: 'cmt_btcusdt', notional: '100' }, ticks });
+    const ticks = series([...hold('64000', 3), ...hold('63970', 5), ...hold('64010', 6)], {
+      symbol: 'cmt_btcusdt',
+    });
+    const run = await runStrategy({
+      strategy: file,
+      params: { symbol: 'cmt_btcusdt', notional: '100' },
+      ticks,
+    });
     expect(run.strategy.name).toBe('dip-buyer');
     expect(run.orders.slice(0, 2).map(describeOrder)).toEqual([
       'open_long 0.0015 @ 63980.8 postOnly #entry → filled 0.0015',
@@ -72,11 +86,14 @@ describe('capibot new-strategy', () => {
     expect(readFileSync(join(dir, 'twice.ts'), 'utf8')).toBe(before);
   });
 
-  it.each(['Grid', 'my_strategy', '1st', 'a--b', 'trailing-', 'index', 'x'.repeat(41), ''])('refuses the name %j', (name) => {
-    const dir = tempDir();
-    expect(() => scaffoldStrategy(name, dir)).toThrow(BadInputError);
-    expect(existsSync(join(dir, `${name}.ts`))).toBe(false);
-  });
+  it.each(['Grid', 'my_strategy', '1st', 'a--b', 'trailing-', 'index', 'x'.repeat(41), ''])(
+    'refuses the name %j',
+    (name) => {
+      const dir = tempDir();
+      expect(() => scaffoldStrategy(name, dir)).toThrow(BadInputError);
+      expect(existsSync(join(dir, `${name}.ts`))).toBe(false);
+    },
+  );
 
   it('exits 2 with a one-line error on a bad name, 0 with the files written otherwise (real binary)', async () => {
     const dir = tempDir();
@@ -86,7 +103,10 @@ describe('capibot new-strategy', () => {
           done({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr });
         });
       });
-    const [bad, good] = await Promise.all([run(['new-strategy', 'Bad Name', '--dir', dir]), run(['new-strategy', 'breakout', '--dir', dir])]);
+    const [bad, good] = await Promise.all([
+      run(['new-strategy', 'Bad Name', '--dir', dir]),
+      run(['new-strategy', 'breakout', '--dir', dir]),
+    ]);
     expect(bad.code).toBe(2);
     expect(bad.stderr.trim().split('\n')).toHaveLength(1);
     expect(bad.stderr).toMatch(/^capibot: error \[BAD_INPUT\] NAME: expected a kebab-case name/);

@@ -39,9 +39,13 @@ export function checkStrategyName(name: string): void {
 
 /** The template's text for NAME in `dir`: its name replaced, its capibot imports re-pointed. */
 function render(template: string, name: string, dir: string): string {
-  let rel = relative(dir, join(CAPIBOT_ROOT, 'src', 'strategy')).split(sep).join('/');
+  let rel = relative(dir, join(CAPIBOT_ROOT, 'src', 'strategy'))
+    .split(sep)
+    .join('/');
   if (!rel.startsWith('.')) rel = `./${rel}`;
-  return template.replaceAll(TEMPLATE_IMPORT, `'${rel}/`).replace(new RegExp(`\\b${TEMPLATE_NAME}\\b`, 'g'), name);
+  return template
+    .replaceAll(TEMPLATE_IMPORT, `'${rel}/`)
+    .replace(new RegExp(`\\b${TEMPLATE_NAME}\\b`, 'g'), name);
 }
 
 /** Writes `<dir>/<name>.ts` and `<dir>/<name>.test.ts`; refuses when either exists. */
@@ -51,7 +55,11 @@ export function scaffoldStrategy(name: string, dir: string): ScaffoldResult {
   const strategyFile = join(target, `${name}.ts`);
   const testFile = join(target, `${name}.test.ts`);
   for (const f of [strategyFile, testFile]) {
-    if (existsSync(f)) throw new BadInputError('already exists; new-strategy never overwrites a file (choose another NAME or --dir)', f);
+    if (existsSync(f))
+      throw new BadInputError(
+        'already exists; new-strategy never overwrites a file (choose another NAME or --dir)',
+        f,
+      );
   }
   const source = readFileSync(join(TEMPLATE_DIR, `${TEMPLATE_NAME}.ts`), 'utf8');
   const test = readFileSync(join(TEMPLATE_DIR, `${TEMPLATE_NAME}.test.ts`), 'utf8');
@@ -81,8 +89,12 @@ export const registerNewStrategy: RegisterCommand = (program, ctx) => {
       ctx.out.data(`created ${show(r.strategyFile)}`);
       ctx.out.data(`created ${show(r.testFile)}`);
       ctx.out.info('next:');
-      ctx.out.info(`  npx vitest run ${show(r.testFile)}     # its test, through the real engine in virtual time`);
-      ctx.out.info(`  add to a config:  strategies: [{ id: ${r.suggestedId}, file: ${show(r.strategyFile)} }]`);
+      ctx.out.info(
+        `  npx vitest run ${show(r.testFile)}     # its test, through the real engine in virtual time`,
+      );
+      ctx.out.info(
+        `  add to a config:  strategies: [{ id: ${r.suggestedId}, file: ${show(r.strategyFile)} }]`,
+      );
       ctx.out.info('  npx capibot backtest --config <that config>');
     });
 };

@@ -1,12 +1,115 @@
+// `capibot sweep --config FILE --grid FILE [--workers N] [--metric netPnl] [--out DIR]`: a parameter
+// grid run as backtests in worker threads, ranked by a summary metric, written to sweep.json and
+// sweep.csv (src/backtest/sweep/). Prints the ranking (or sweep.json with --json); progress and the
+// elapsed wall time go to stderr.
+import { readFile } from 'node:fs/promises';
+import { InvalidArgumentError, Option } from 'commander';
+import { createRunFolder, REPORTS_ROOT } from '../../backtest/output-dir.ts';
+import { defaultWorkers } from '../../backtest/sweep/pool.ts';
+import { isSweepMetric, SWEEP_METRICS, type SortOrder, type SweepMetric } from '../../backtest/sweep/rank.ts';
+import { describeParams, runSweep, type SweepResult } from '../../backtest/sweep/run-sweep.ts';
+import { BadInputError } from '../../core/errors.ts';
 import type { RegisterCommand } from '../command.ts';
 
-// Placeholder until the owning issue lands: registered so that `capibot --help` lists it.
-export const registerSweep: RegisterCommand = (program) => {
+interface SweepFlags {
+  readonly config: string;
+  readonly grid: string;
+  readonly data?: string;
+  readonly workers?: number;
+  readonly metric: string;
+  readonly order?: SortOrder;
+  readonly out?: string;
+  readonly json?: boolean;
+  readonly top: number;
+}
+
+function positiveInt(value: string): number {
+  if (!/^\d{1,6}$/.test(value) || Number(value) < 1) throw new InvalidArgumentError('expected a positive integer');
+  return Number(value);
+}
+
+/** The best rows as aligned text: rank, metric, params. */
+function ranking(result: SweepResult, top: number): string {
+  const rows = result.rows.slice(0, top);
+  const value = (m: unknown): string => (m === null || m === undefined ? 'n/a' : String(m));
+  const cells = rows.map((r) => [
+    r.rank === null ? '-' : String(r.rank),
+    r.metrics === null ? 'failed' : value(r.metrics[result.metric]),
+    r.metrics === null ? '' : value(r.metrics.fills),
+    `${describeParams(r.params)}${r.error !== undefined ? `  (${r.error})` : ''}`,
+  ]);
+  const head = ['rank', result.metric, 'fills', 'params'];
+  const widths = head.map((h, i) => Math.max(h.length, ...cells.map((c) => (c[i] ?? '').length)));
+  const line = (c: readonly string[]): string =>
+    c.map((x, i) => (i === c.length - 1 ? x : x.padEnd(widths[i] ?? 0))).join('  ');
+  const more = result.rows.length > top ? `\n(${result.rows.length - top} more rows in sweep.csv)` : '';
+  return [line(head), ...cells.map(line)].join('\n') + more;
+}
+
+export const registerSweep: RegisterCommand = (program, ctx) => {
   program
     .command('sweep')
-    .description('(not built yet)')
-    .allowUnknownOption()
-    .action(() => {
-      throw new Error('capibot sweep is not built yet');
+    .description(
+      'Run a parameter grid as backtests in worker threads and rank the runs by a summary metric. ' +
+        'Writes sweep.json and sweep.csv, and one config file per run: each row names the exact ' +
+        '`capibot backtest` command that reproduces it on its own.',
+    )
+    .requiredOption('-c, --config <file>', 'config file (YAML) the runs start from')
+    .requiredOption(
+      '-g, --grid <file>',
+      'grid (YAML): `strategy: <id>` (optional with one strategy) and `params: { name: [values...] }`',
+    )
+    .option('--data <file>', 'recording every run replays (default: backtest.data, else paper.data)')
+    .option('--workers <n>', `worker threads (default: the number of cores, here ${defaultWorkers()})`, positiveInt)
+    .option('--metric <name>', `summary metric ranking the runs: ${SWEEP_METRICS.join(', ')}`, 'netPnl')
+    .addOption(
+      new Option('--order <order>', 'ranking order (default: desc; asc for feesPaid, maxDrawdown, rejections)').choices([
+        'asc',
+        'desc',
+      ]),
+    )
+    .option('--out <dir>', 'output folder (default: reports/<UTC timestamp>-sweep/)')
+    .option('--top <n>', 'rows printed', positiveInt, 20)
+    .option('--json', 'print sweep.json instead of the ranking')
+    .addHelpText(
+      'after',
+      `
+Grid example (sweep.yaml):
+  strategy: ema
+  params:
+    fastPeriod: [4, 6, 8]
+    slowPeriod: [12, 24]`,
+    )
+    .action(async (flags: SweepFlags) => {
+      const started = Date.now();
+      if (!isSweepMetric(flags.metric))
+        throw new BadInputError(`unknown metric "${flags.metric}"; one of ${SWEEP_METRICS.join(', ')}`, '--metric');
+      const metric: SweepMetric = flags.metric;
+      const out = flags.out ?? (await createRunFolder(REPORTS_ROOT, new Date(), '-sweep'));
+      const workers = flags.workers ?? defaultWorkers();
+      const written = await runSweep({
+        configPath: flags.config,
+        gridPath: flags.grid,
+        ...(flags.data !== undefined ? { data: flags.data } : {}),
+        out,
+        workers,
+        metric,
+        ...(flags.order !== undefined ? { order: flags.order } : {}),
+        env: process.env,
+        onProgress: (done, total, r) =>
+          ctx.out.info(
+            `sweep: ${done}/${total} done (row ${r.index}${r.kind === 'failed' ? `, failed: ${r.message}` : ''})`,
+          ),
+      });
+      const { result } = written;
+      if (flags.json === true) ctx.out.data((await readFile(written.files.json, 'utf8')).trimEnd());
+      else ctx.out.data(ranking(result, flags.top));
+      const failed = result.rows.filter((r) => r.metrics === null).length;
+      ctx.out.info(
+        `sweep: ${result.combinations} runs on ${workers} worker${workers === 1 ? '' : 's'} in ` +
+          `${((Date.now() - started) / 1000).toFixed(1)} s${failed > 0 ? `, ${failed} failed` : ''}; ` +
+          `${written.files.csv}, ${written.files.json}`,
+      );
+      if (failed === result.combinations) ctx.setExitCode(1);
     });
 };

@@ -21,13 +21,20 @@ export interface BacktestConfigOptions {
   readonly cwd?: string;
 }
 
-export async function backtestConfig(configPath: string, o: BacktestConfigOptions = {}): Promise<ConfigBacktest> {
+export async function backtestConfig(
+  configPath: string,
+  o: BacktestConfigOptions = {},
+): Promise<ConfigBacktest> {
   const prepared = await prepareBacktest({
     configPath,
     env: o.env ?? {},
     ...(o.data !== undefined ? { data: o.data } : {}),
     ...(o.cwd !== undefined ? { cwd: o.cwd } : {}),
   });
-  const record = await runBacktest({ config: prepared.config, data: prepared.data, strategies: prepared.strategies });
+  const record = await runBacktest({
+    config: prepared.config,
+    data: prepared.data,
+    strategies: prepared.strategies,
+  });
   return { record, summary: summarize(record) };
 }

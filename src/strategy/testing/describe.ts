@@ -7,7 +7,13 @@ import { decToString } from '../../core/decimal.ts';
 import type { Intent } from '../../core/intents.ts';
 import type { Order } from '../../core/orders.ts';
 
-function priced(side: string, size: string, price: string | undefined, orderType: string, tag: string | undefined): string {
+function priced(
+  side: string,
+  size: string,
+  price: string | undefined,
+  orderType: string,
+  tag: string | undefined,
+): string {
   const at = price !== undefined ? `@ ${price}` : 'market';
   const type = orderType === 'normal' ? '' : ` ${orderType}`;
   return `${side} ${size} ${at}${type}${tag !== undefined ? ` #${tag}` : ''}`;
@@ -26,7 +32,13 @@ export function describeIntent(i: Intent): string {
 
 /** `open_long 0.0031 @ 63980.8 postOnly #grid:e-1 → filled 0.0031` */
 export function describeOrder(o: Order): string {
-  const head = priced(o.side, decToString(o.size), o.price !== undefined ? decToString(o.price) : undefined, o.orderType, o.tag);
+  const head = priced(
+    o.side,
+    decToString(o.size),
+    o.price !== undefined ? decToString(o.price) : undefined,
+    o.orderType,
+    o.tag,
+  );
   const filled = o.filledQty.gt(0) ? ` ${decToString(o.filledQty)}` : '';
   return `${head} → ${o.status}${filled}`;
 }

@@ -54,7 +54,11 @@ export interface StrategyMarbles extends RunHelpers {
    * A hot ticker stream from a marble diagram. Values are prices (`'64000.5'`) or tick specs; the
    * ticker's timestamp is its frame.
    */
-  tickers(marble: string, values: Readonly<Record<string, string | TickSpec>>, symbol?: string): Observable<Ticker>;
+  tickers(
+    marble: string,
+    values: Readonly<Record<string, string | TickSpec>>,
+    symbol?: string,
+  ): Observable<Ticker>;
   /**
    * The strategy's output on the real host, one text per intent (describeIntent), or
    * `disabled: <reason>` when the host disables it.
@@ -102,7 +106,8 @@ export function strategyMarbles(o: MarbleOptions, body: (m: StrategyMarbles) => 
     const specs = new Map<SymbolId, ContractSpec>();
     const probe = definition.params.safeParse(o.params ?? {});
     const wanted = probe.success ? definition.symbols(probe.data) : [];
-    for (const s of [...contracts.namedSymbols(), ...wanted.map(String)]) specs.set(symbolId(s), contracts.spec(s));
+    for (const s of [...contracts.namedSymbols(), ...wanted.map(String)])
+      specs.set(symbolId(s), contracts.spec(s));
     const inst = instantiateStrategy({
       id: o.id ?? 'test',
       definition,
@@ -136,10 +141,17 @@ export function strategyMarbles(o: MarbleOptions, body: (m: StrategyMarbles) => 
         const tickers$ = (inputs.tickers$ ?? NEVER).pipe(tap((t: Ticker) => latest.set(t.symbol, t)));
         const out$ = hostStrategy(
           inst,
-          { tickers$, orders$: inputs.orders$ ?? NEVER, fills$: inputs.fills$ ?? NEVER, clock$: inputs.clock$ ?? NEVER },
+          {
+            tickers$,
+            orders$: inputs.orders$ ?? NEVER,
+            fills$: inputs.fills$ ?? NEVER,
+            clock$: inputs.clock$ ?? NEVER,
+          },
           clock,
         );
-        return out$.pipe(map((x) => (x.kind === 'StrategyIntent' ? describeIntent(x.intent) : `disabled: ${x.reason}`)));
+        return out$.pipe(
+          map((x) => (x.kind === 'StrategyIntent' ? describeIntent(x.intent) : `disabled: ${x.reason}`)),
+        );
       },
     };
     body(m);

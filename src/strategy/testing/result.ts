@@ -59,7 +59,12 @@ export interface RunSummary {
 }
 
 export interface StrategyRun {
-  readonly strategy: { readonly id: StrategyId; readonly name: string; readonly version: string; readonly params: unknown };
+  readonly strategy: {
+    readonly id: StrategyId;
+    readonly name: string;
+    readonly version: string;
+    readonly params: unknown;
+  };
   /** Every order of the strategy, in placement order, in its final state. */
   readonly orders: readonly Order[];
   /** Every fill of the strategy's orders, oldest first. */
@@ -96,15 +101,25 @@ export function collectRun(
   const orders = store
     .allOrders()
     .filter((o) => o.strategy === id)
-    .sort((a, b) => a.createdAt - b.createdAt || sequenceOf(a, session.prefix) - sequenceOf(b, session.prefix));
+    .sort(
+      (a, b) => a.createdAt - b.createdAt || sequenceOf(a, session.prefix) - sequenceOf(b, session.prefix),
+    );
   const byOid = new Map(orders.map((o) => [o.clientOid as string, o]));
   const stored = store
     .allFills()
     .filter((f) => f.clientOid !== undefined && byOid.has(f.clientOid))
-    .sort((a, b) => a.createdTime - b.createdTime || (a.tradeId < b.tradeId ? -1 : a.tradeId > b.tradeId ? 1 : 0));
+    .sort(
+      (a, b) => a.createdTime - b.createdTime || (a.tradeId < b.tradeId ? -1 : a.tradeId > b.tradeId ? 1 : 0),
+    );
   const fills: StrategyFill[] = stored.map((f) => {
     const o = byOid.get(f.clientOid ?? '') as Order;
-    return Object.freeze({ ...f, strategy: id, clientOid: o.clientOid, side: o.side, price: f.size.gt(0) ? f.value.div(f.size) : f.value });
+    return Object.freeze({
+      ...f,
+      strategy: id,
+      clientOid: o.clientOid,
+      side: o.side,
+      price: f.size.gt(0) ? f.value.div(f.size) : f.value,
+    });
   });
 
   const intents: EmittedIntent[] = [];
@@ -120,12 +135,15 @@ export function collectRun(
     const list = history.get(symbol);
     return list !== undefined && list.length > 0 ? list[list.length - 1]?.ticker.last : undefined;
   };
-  const book = positionsFromFills(stored.map((f) => ({ fill: f, strategy: id, orderSide: (byOid.get(f.clientOid ?? '') as Order).side }))).book;
+  const book = positionsFromFills(
+    stored.map((f) => ({ fill: f, strategy: id, orderSide: (byOid.get(f.clientOid ?? '') as Order).side })),
+  ).book;
   const pnl = summarize(book, latest, { strategy: id });
   const positions: Record<string, LegPosition> = {};
   for (const p of positionsOf(book, { strategy: id })) {
     const cur = positions[p.symbol] ?? { long: ZERO, short: ZERO };
-    positions[p.symbol] = p.leg === 'long' ? { ...cur, long: cur.long.plus(p.qty) } : { ...cur, short: cur.short.plus(p.qty) };
+    positions[p.symbol] =
+      p.leg === 'long' ? { ...cur, long: cur.long.plus(p.qty) } : { ...cur, short: cur.short.plus(p.qty) };
   }
   const refusalCounts: Record<string, number> = {};
   for (const r of refusals) refusalCounts[r.reason] = (refusalCounts[r.reason] ?? 0) + 1;
@@ -141,7 +159,9 @@ export function collectRun(
     ordersFilled: count('filled'),
     ordersCanceled: count('canceled'),
     ordersRejected: count('rejected'),
-    ordersOpen: orders.filter((o) => o.status !== 'filled' && o.status !== 'canceled' && o.status !== 'rejected').length,
+    ordersOpen: orders.filter(
+      (o) => o.status !== 'filled' && o.status !== 'canceled' && o.status !== 'rejected',
+    ).length,
     fills: fills.length,
     volume: pnl.volume,
     feesPaid: pnl.fees,

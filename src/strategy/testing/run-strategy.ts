@@ -68,7 +68,11 @@ async function definitionOf(o: RunStrategyOptions): Promise<StrategyDefinition> 
   return o.strategy;
 }
 
-function pollSource(o: RunStrategyOptions, defaultSymbol: string, contracts: ContractTable): AsyncIterable<RecordedPoll> {
+function pollSource(
+  o: RunStrategyOptions,
+  defaultSymbol: string,
+  contracts: ContractTable,
+): AsyncIterable<RecordedPoll> {
   const t = o.ticks;
   if (typeof t === 'string') return readRecording(t);
   if (Array.isArray(t)) {
@@ -81,7 +85,14 @@ function pollSource(o: RunStrategyOptions, defaultSymbol: string, contracts: Con
     return {
       [Symbol.asyncIterator]: () => {
         let i = 0;
-        return { next: () => Promise.resolve(i < polls.length ? { done: false, value: polls[i++] as RecordedPoll } : { done: true, value: undefined }) };
+        return {
+          next: () =>
+            Promise.resolve(
+              i < polls.length
+                ? { done: false, value: polls[i++] as RecordedPoll }
+                : { done: true, value: undefined },
+            ),
+        };
       },
     };
   }
@@ -115,7 +126,11 @@ export async function runStrategy(o: RunStrategyOptions): Promise<StrategyRun> {
   const replay = async (poll: RecordedPoll): Promise<void> => {
     if (o.beforeTick !== undefined) {
       await session.vt.advanceTo(poll.t, () => session.settle());
-      await o.beforeTick(poll, { now: poll.t, killSwitch: (reason) => session.engine.killSwitch(reason), session });
+      await o.beforeTick(poll, {
+        now: poll.t,
+        killSwitch: (reason) => session.engine.killSwitch(reason),
+        session,
+      });
     }
     for (const w of poll.tickers) {
       const ticker = tickerFromWire(w);
@@ -130,7 +145,12 @@ export async function runStrategy(o: RunStrategyOptions): Promise<StrategyRun> {
     for (let r = await it.next(); r.done !== true; r = await it.next()) await replay(r.value);
     await session.idleFor(o.settleMs ?? 6_000);
     const inst = session.engine.strategies[0];
-    return collectRun(session, strategyId(id), { name: definition.name, version: definition.version, params: inst?.params ?? params }, history);
+    return collectRun(
+      session,
+      strategyId(id),
+      { name: definition.name, version: definition.version, params: inst?.params ?? params },
+      history,
+    );
   } finally {
     await it.return?.();
     session.close();

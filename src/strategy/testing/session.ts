@@ -33,7 +33,9 @@ import { SqliteStore } from '../../store/sqlite-store.ts';
  * defaults and validation): `risk`, `paper` (the simulator: fill model, slippage, fees, liquidity
  * cap, starting balance), `polling`, `budget`, `executor`, `orders`.
  */
-export type HarnessConfig = Partial<Pick<ConfigInput, 'risk' | 'paper' | 'polling' | 'budget' | 'executor' | 'orders'>>;
+export type HarnessConfig = Partial<
+  Pick<ConfigInput, 'risk' | 'paper' | 'polling' | 'budget' | 'executor' | 'orders'>
+>;
 
 export interface SessionOptions {
   readonly strategies: readonly EngineStrategyConfig[];
@@ -89,7 +91,11 @@ export class Session {
     const paper = this.config.paper;
     this.vt = new VirtualTime(o.startMs);
     const fees: ContractOverride = { makerFeeRate: paper.makerFee, takerFeeRate: paper.takerFee };
-    const named = new Set<string>([...new ContractTable().namedSymbols(), ...o.symbols, ...Object.keys(o.contracts ?? {})]);
+    const named = new Set<string>([
+      ...new ContractTable().namedSymbols(),
+      ...o.symbols,
+      ...Object.keys(o.contracts ?? {}),
+    ]);
     const overrides: Record<string, ContractOverride> = {};
     for (const sym of named) overrides[sym] = { ...fees, ...o.contracts?.[sym] };
     const contracts = new ContractTable(overrides, fees);
@@ -171,7 +177,9 @@ export class Session {
   async feed(poll: RecordedPoll): Promise<void> {
     await this.vt.advanceTo(poll.t, () => this.settle());
     this.sim.applyPoll(poll);
-    const tickers: readonly Ticker[] = await this.#budgeted(this.engine.executor.read('tickers', () => this.sim.tickers()));
+    const tickers: readonly Ticker[] = await this.#budgeted(
+      this.engine.executor.read('tickers', () => this.sim.tickers()),
+    );
     this.engine.onTick(tickers);
     this.polls++;
     this.firstPollT ??= poll.t;

@@ -37,7 +37,11 @@ export interface SeriesOptions {
 export function series(prices: readonly string[], opts: SeriesOptions = {}): TickSpec[] {
   const step = opts.stepMs ?? 1_000;
   const start = opts.startAt ?? 0;
-  return prices.map((last, i) => ({ at: start + i * step, last, ...(opts.symbol !== undefined ? { symbol: opts.symbol } : {}) }));
+  return prices.map((last, i) => ({
+    at: start + i * step,
+    last,
+    ...(opts.symbol !== undefined ? { symbol: opts.symbol } : {}),
+  }));
 }
 
 /** `price` repeated `n` times (a flat stretch), for padding scenarios: `[...hold('100', 5), ...]`. */
@@ -49,7 +53,9 @@ export function hold(price: string, n: number): string[] {
 export function ramp(from: string, to: string, n: number, tick: string): string[] {
   if (!Number.isInteger(n) || n < 2) throw new RangeError(`ramp needs n ≥ 2, got ${n}`);
   const a = dec(from);
-  const step = dec(to).minus(a).div(n - 1);
+  const step = dec(to)
+    .minus(a)
+    .div(n - 1);
   const t = dec(tick);
   return Array.from({ length: n }, (_, i) => decToString(a.plus(step.times(i)).div(t).round(0).times(t)));
 }
@@ -100,16 +106,23 @@ export function toPolls(input: readonly TickInput[], o: PollsOptions): RecordedP
     prevAt = at;
     const t = o.startMs + at;
     if (!Number.isFinite(t) || t < lastT) throw new BadInputError(`tick ${i}: time ${at} goes backwards`);
-    for (const [k, v] of [['last', item.last] as const, ['bid', item.bid] as const, ['ask', item.ask] as const]) {
+    for (const [k, v] of [
+      ['last', item.last] as const,
+      ['bid', item.bid] as const,
+      ['ask', item.ask] as const,
+    ]) {
       if (v !== undefined && (typeof v !== 'string' || !/^\d+(?:\.\d+)?$/.test(v))) {
-        throw new BadInputError(`tick ${i}: ${k} must be a decimal string such as "64000.5", got ${JSON.stringify(v)}`);
+        throw new BadInputError(
+          `tick ${i}: ${k} must be a decimal string such as "64000.5", got ${JSON.stringify(v)}`,
+        );
       }
     }
     const symbol = item.symbol ?? o.defaultSymbol;
     const ticker = wireTicker(item, symbol, t, o.tickOf(symbol));
     const last = polls[polls.length - 1];
     if (last !== undefined && last.t === t) {
-      if (last.tickers.some((w) => w.symbol === symbol)) throw new BadInputError(`tick ${i}: ${symbol} twice at time ${at}`);
+      if (last.tickers.some((w) => w.symbol === symbol))
+        throw new BadInputError(`tick ${i}: ${symbol} twice at time ${at}`);
       last.tickers.push(ticker);
     } else {
       polls.push({ t, tickers: [ticker] });

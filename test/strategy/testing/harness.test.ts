@@ -4,8 +4,16 @@
 import { filter, map, pairwise } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import { BadInputError, ConfigError } from '../../../src/core/errors.ts';
-import { dec, defineStrategy, symbolId, z, type Intent, type StrategyContext } from '../../../src/strategy/index.ts';
 import {
+  dec,
+  defineStrategy,
+  symbolId,
+  z,
+  type Intent,
+  type StrategyContext,
+} from '../../../src/strategy/index.ts';
+import {
+  DEFAULT_START_MS,
   describeIntent,
   describeOrder,
   hold,
@@ -26,7 +34,10 @@ const buyOnFives = defineStrategy({
   params: z.object({ size: z.string().default('0.001') }),
   symbols: () => [BTC],
   create: (ctx: StrategyContext, p) => ({
-    onTicker: (t) => (t.last.toFixed().endsWith('5') ? ctx.place({ symbol: BTC, side: 'open_long', size: p.size, tag: 'five' }) : undefined),
+    onTicker: (t) =>
+      t.last.toFixed().endsWith('5')
+        ? ctx.place({ symbol: BTC, side: 'open_long', size: p.size, tag: 'five' })
+        : undefined,
   }),
 });
 
@@ -41,19 +52,42 @@ const breakout = defineStrategy({
       tickers$.pipe(
         pairwise(),
         filter(([a, b]) => a.last.lte(100) && b.last.gt(100)),
-        map(([, b]): Intent => ctx.place({ symbol: ETH, side: 'open_long', size: '0.01', price: b.bestAsk, orderType: 'ioc', tag: 'breakout' })),
+        map(([, b]): Intent =>
+          ctx.place({
+            symbol: ETH,
+            side: 'open_long',
+            size: '0.01',
+            price: b.bestAsk,
+            orderType: 'ioc',
+            tag: 'breakout',
+          }),
+        ),
       ),
   }),
 });
 
 describe('runStrategy', () => {
   it('replays inline ticks through the engine and the simulator: orders, fills, summary', async () => {
-    const run = await runStrategy({ strategy: buyOnFives, ticks: series(['64000', '64005', '64010', '64015']) });
-    expect(run.orders.map(describeOrder)).toEqual(['open_long 0.001 market #five → filled 0.001', 'open_long 0.001 market #five → filled 0.001']);
+    const run = await runStrategy({
+      strategy: buyOnFives,
+      ticks: series(['64000', '64005', '64010', '64015']),
+    });
+    expect(run.orders.map(describeOrder)).toEqual([
+      'open_long 0.001 market #five → filled 0.001',
+      'open_long 0.001 market #five → filled 0.001',
+    ]);
     expect(run.fills).toHaveLength(2);
-    // Market orders fill at the ask (last + one tick) plus the config's default 1 bps slippage.
-    expect(run.fills.map((f) => f.price.toFixed())).toEqual(['64011.5', '64021.6']);
-    expect(run.summary).toMatchObject({ ticks: 4, ordersPlaced: 2, ordersFilled: 2, fills: 2, rateLimited: 0, tradingState: 'ACTIVE' });
+    // Market orders fill at the ask (last + one tick) plus the config's default 1 bps slippage,
+    // rounded up to the tick (against the taker): 64005.1 × 1.0001 = 64011.501 → 64011.6.
+    expect(run.fills.map((f) => f.price.toFixed())).toEqual(['64011.6', '64021.6']);
+    expect(run.summary).toMatchObject({
+      ticks: 4,
+      ordersPlaced: 2,
+      ordersFilled: 2,
+      fills: 2,
+      rateLimited: 0,
+      tradingState: 'ACTIVE',
+    });
     expect(run.summary.positions[BTC]?.long.toFixed()).toBe('0.002');
     expect(run.summary.requestsByEndpoint['tickers']).toBe(4); // every poll goes through the weight budget
     expect(run.tickerAt(BTC, run.orders[0]?.createdAt ?? 0)?.last.toFixed()).toBe('64005');
@@ -68,7 +102,11 @@ describe('runStrategy', () => {
   });
 
   it('replays a recording by path', async () => {
-    const run = await runStrategy({ strategy: buyOnFives, ticks: 'data/binance-btc-eth-20240719-1s.ndjson.gz', params: {} });
+    const run = await runStrategy({
+      strategy: buyOnFives,
+      ticks: 'data/binance-btc-eth-20240719-1s.ndjson.gz',
+      params: {},
+    });
     expect(run.summary.ticks).toBe(300);
     expect(run.summary.firstTickTime).toBe(1_721_347_203_000);
     expect(run.summary.ordersPlaced).toBeGreaterThan(0);
@@ -82,9 +120,16 @@ describe('runStrategy', () => {
   });
 
   it('honours config sections exactly as a config file writes them, and refuses bad ones', async () => {
-    const run = await runStrategy({ strategy: buyOnFives, params: { size: '1' }, config: { risk: { maxOrderNotional: '100000' } }, ticks: series(['64005']) });
+    const run = await runStrategy({
+      strategy: buyOnFives,
+      params: { size: '1' },
+      config: { risk: { maxOrderNotional: '100000', maxPositionNotional: '100000' } },
+      ticks: series(['64005']),
+    });
     expect(run.summary.ordersFilled).toBe(1);
-    await expect(runStrategy({ strategy: buyOnFives, config: { risk: { maxOpenOrders: 0 } }, ticks: series(['64005']) })).rejects.toThrow(ConfigError);
+    await expect(
+      runStrategy({ strategy: buyOnFives, config: { risk: { maxOpenOrders: 0 } }, ticks: series(['64005']) }),
+    ).rejects.toThrow(ConfigError);
   });
 
   it('reports a strategy that throws as disabled, and cancels its orders', async () => {
@@ -99,7 +144,15 @@ describe('runStrategy', () => {
           onTicker: (t) => {
             n++;
             if (n === 3) throw new Error('boom');
-            return n === 1 ? ctx.place({ symbol: BTC, side: 'open_long', size: '0.001', price: t.last.minus(50), orderType: 'postOnly' }) : undefined;
+            return n === 1
+              ? ctx.place({
+                  symbol: BTC,
+                  side: 'open_long',
+                  size: '0.001',
+                  price: t.last.minus(50),
+                  orderType: 'postOnly',
+                })
+              : undefined;
           },
         };
       },
@@ -114,8 +167,7 @@ describe('runStrategy', () => {
       strategy: buyOnFives,
       ticks: series(['64005', '64015', '64025']),
       beforeTick: (poll, c) => {
-        if (poll.t === c.session.firstPollT) return;
-        c.killSwitch('test');
+        if (poll.t > DEFAULT_START_MS) c.killSwitch('test');
       },
     });
     expect(run.summary.tradingState).toBe('HALTED');
@@ -125,20 +177,46 @@ describe('runStrategy', () => {
 });
 
 describe('inline ticks', () => {
-  const opts = { startMs: 1_000, stepMs: 1_000, defaultSymbol: BTC, tickOf: (s: string) => (s === BTC ? '0.1' : '0.01') };
+  const opts = {
+    startMs: 1_000,
+    stepMs: 1_000,
+    defaultSymbol: BTC,
+    tickOf: (s: string) => (s === BTC ? '0.1' : '0.01'),
+  };
 
   it('put ticks of one time in one poll, with bid and ask a tick either side of last by default', () => {
-    const polls = toPolls([{ at: 0, last: '64000' }, { at: 0, symbol: ETH, last: '3420', bid: '3419.5' }, { last: '64001' }], opts);
-    expect(polls.map((p) => [p.t, p.tickers.map((w) => `${w.symbol} ${w.best_bid}/${w.last}/${w.best_ask}`)])).toEqual([
+    const polls = toPolls(
+      [{ at: 0, last: '64000' }, { at: 0, symbol: ETH, last: '3420', bid: '3419.5' }, { last: '64001' }],
+      opts,
+    );
+    expect(
+      polls.map((p) => [p.t, p.tickers.map((w) => `${w.symbol} ${w.best_bid}/${w.last}/${w.best_ask}`)]),
+    ).toEqual([
       [1_000, ['cmt_btcusdt 63999.9/64000/64000.1', 'cmt_ethusdt 3419.5/3420/3420.01']],
-      [2_000, ['cmt_btcusdt 64000/64001/64001.1']],
+      [2_000, ['cmt_btcusdt 64000.9/64001/64001.1']],
     ]);
   });
 
   it('refuse floats, times going backwards and a symbol twice in one poll', () => {
     expect(() => toPolls([{ last: 64000.5 as unknown as string }], opts)).toThrow(BadInputError);
-    expect(() => toPolls([{ at: 5, last: '1' }, { at: 4, last: '1' }], opts)).toThrow(/backwards/);
-    expect(() => toPolls([{ at: 0, last: '1' }, { at: 0, last: '2' }], opts)).toThrow(/twice/);
+    expect(() =>
+      toPolls(
+        [
+          { at: 5, last: '1' },
+          { at: 4, last: '1' },
+        ],
+        opts,
+      ),
+    ).toThrow(/backwards/);
+    expect(() =>
+      toPolls(
+        [
+          { at: 0, last: '1' },
+          { at: 0, last: '2' },
+        ],
+        opts,
+      ),
+    ).toThrow(/twice/);
   });
 
   it('ramp rounds every step to the tick', () => {
@@ -152,7 +230,15 @@ describe('strategyMarbles', () => {
     strategyMarbles({ strategy: breakout, assert: (a, e) => expect(a).toEqual(e) }, (m) => {
       const tickers$ = m.tickers('-a-b-c-b-c-', { a: '99', b: '100', c: '100.5' });
       m.expectObservable(m.run({ tickers$ })).toBe('-----x---x-', {
-        x: describeIntent({ kind: 'place', symbol: symbolId(ETH), side: 'open_long', size: dec('0.01'), price: dec('100.51'), orderType: 'ioc', tag: 'breakout' }),
+        x: describeIntent({
+          kind: 'place',
+          symbol: symbolId(ETH),
+          side: 'open_long',
+          size: dec('0.01'),
+          price: dec('100.51'),
+          orderType: 'ioc',
+          tag: 'breakout',
+        }),
       });
     });
   });

@@ -1,0 +1,61 @@
+// A pool of worker threads running sweep jobs. Each worker registers tsx first (like bin/capibot.js)
+// so it can load the TypeScript sources and the strategy files. Jobs are handed out in grid order as
+// workers free up; results are returned by index, so their order never depends on timing.
+import { availableParallelism } from 'node:os';
+import { Worker } from 'node:worker_threads';
+import type { SweepJob, SweepReply } from './protocol.ts';
+
+/** A data: URL module that registers tsx in the worker, then imports the TypeScript worker. */
+function bootstrapUrl(): URL {
+  const tsx = import.meta.resolve('tsx/esm/api');
+  const entry = new URL('./worker.ts', import.meta.url).href;
+  const code = `import { register } from ${JSON.stringify(tsx)};\nregister();\nawait import(${JSON.stringify(entry)});\n`;
+  return new URL(`data:text/javascript,${encodeURIComponent(code)}`);
+}
+
+export function defaultWorkers(): number {
+  return availableParallelism();
+}
+
+export interface PoolOptions {
+  readonly workers: number;
+  /** Told as each job finishes (any order). */
+  readonly onReply?: (reply: SweepReply) => void;
+}
+
+/** Runs every job; resolves with the replies sorted by index. Rejects if a worker dies. */
+export async function runPool(jobs: readonly SweepJob[], o: PoolOptions): Promise<SweepReply[]> {
+  const replies: SweepReply[] = [];
+  if (jobs.length === 0) return replies;
+  const url = bootstrapUrl();
+  const count = Math.max(1, Math.min(o.workers, jobs.length));
+  let next = 0;
+  const workers: Worker[] = [];
+  try {
+    await new Promise<void>((resolve, reject) => {
+      let finished = 0;
+      const feed = (w: Worker): void => {
+        const job = jobs[next++];
+        if (job !== undefined) w.postMessage(job);
+      };
+      for (let i = 0; i < count; i++) {
+        const w = new Worker(url);
+        workers.push(w);
+        w.on('message', (reply: SweepReply) => {
+          replies.push(reply);
+          o.onReply?.(reply);
+          if (++finished === jobs.length) resolve();
+          else feed(w);
+        });
+        w.on('error', reject);
+        w.on('exit', (code) => {
+          if (finished < jobs.length) reject(new Error(`a sweep worker exited early (code ${code})`));
+        });
+        feed(w);
+      }
+    });
+  } finally {
+    await Promise.all(workers.map((w) => w.terminate()));
+  }
+  return replies.sort((a, b) => a.index - b.index);
+}

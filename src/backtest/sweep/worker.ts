@@ -1,0 +1,35 @@
+// A sweep worker thread: runs the backtests it is sent, one at a time, and answers with each
+// summary. It runs the very functions `capibot backtest` runs (prepareBacktest, runBacktest,
+// summarize), so a row and the command that reproduces it give the same figures.
+// Started through a tsx-registering bootstrap (pool.ts): this file is TypeScript.
+import { parentPort } from 'node:worker_threads';
+import { isCapibotError } from '../../core/errors.ts';
+import { prepareBacktest } from '../prepare.ts';
+import { summarize } from '../report/index.ts';
+import { runBacktest } from '../run-backtest.ts';
+import type { SweepJob, SweepReply } from './protocol.ts';
+
+async function run(job: SweepJob): Promise<SweepReply> {
+  try {
+    const prepared = await prepareBacktest({
+      configPath: job.configPath,
+      ...(job.data !== undefined ? { data: job.data } : {}),
+      env: process.env,
+    });
+    const record = await runBacktest(prepared);
+    return { kind: 'done', index: job.index, summary: summarize(record), polls: record.run.tickers };
+  } catch (e) {
+    return {
+      kind: 'failed',
+      index: job.index,
+      message: e instanceof Error ? e.message : String(e),
+      exitCode: isCapibotError(e) ? e.exitCode : 1,
+    };
+  }
+}
+
+const port = parentPort;
+if (port === null) throw new Error('the sweep worker must run in a worker thread');
+port.on('message', (job: SweepJob) => {
+  void run(job).then((reply) => port.postMessage(reply));
+});
