@@ -19,6 +19,8 @@ export interface ExecutorBenchResult {
   readonly tickToRequestP50Ms: number;
   /** Target ≤ 1. */
   readonly tickToRequestP99Ms: number;
+  /** p99 of the ticks during which the process was not preempted (diagnostic; see executor-latency.ts). */
+  readonly tickToRequestP99NotPreemptedMs: number;
   readonly saturation: SaturationResult;
   readonly latency: LatencyResult;
 }
@@ -33,6 +35,7 @@ export async function benchExecutor(o: ExecutorBenchOptions = {}): Promise<Execu
     meanOrdersPerBatch: saturation.meanOrdersPerBatch,
     tickToRequestP50Ms: latency.p50Ms,
     tickToRequestP99Ms: latency.p99Ms,
+    tickToRequestP99NotPreemptedMs: latency.notPreempted.p99Ms,
     saturation,
     latency,
   };

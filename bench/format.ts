@@ -13,7 +13,9 @@ function targetText(t: Target | undefined, unit: string | undefined, note: strin
 }
 
 function valueText(v: number, unit: string | undefined): string {
-  const text = Math.abs(v) >= 1000 ? Math.round(v).toLocaleString('en-US') : String(v);
+  // Rates as whole numbers; ratios and milliseconds to three decimals (results.json keeps them all).
+  const text =
+    Math.abs(v) >= 1000 ? Math.round(v).toLocaleString('en-US') : String(Math.round(v * 1000) / 1000);
   return unit !== undefined ? `${text} ${unit}` : text;
 }
 

@@ -33,7 +33,9 @@
 //     store's fills of that order (a fill applied twice, or applied without being stored).
 //
 // Diagnostics (not part of `ok`): status or filled-quantity differences between the two pictures of
-// an order both hold, orders left open, orders the store still has as `created`, foreign orders.
+// an order both hold, orders left open, orders the store still has as `created`, orders declared lost,
+// placements the exchange refused as a reused client_oid (a resent placement: the simulator refuses
+// duplicates, so a blind retry shows up here and, usually, as existsButRejected), foreign orders.
 import { dec, decSum, ZERO, type Dec } from '../../src/core/decimal.ts';
 import type { ExchangeFillRow, ExchangeOrderRow, StoreFillRow, StoreOrderRow } from './snapshot.ts';
 
@@ -83,6 +85,8 @@ export interface Comparison {
       readonly liveAtExchange: number;
       readonly createdInStore: number;
       readonly declaredLost: number;
+      /** Store orders refused because their client_oid was already used: a placement sent twice. */
+      readonly resentPlacements: Finding;
       readonly foreignOrders: number;
     };
   };
@@ -148,10 +152,12 @@ export function compare(input: CompareInput): Comparison {
   let openInStore = 0;
   let createdInStore = 0;
   let declaredLost = 0;
+  const resentPlacements = new Collector();
   for (const s of input.storeOrders) {
     if (!TERMINAL_IN_STORE.has(s.status)) openInStore++;
     if (s.status === 'created') createdInStore++;
     if (s.status === 'rejected' && s.reason !== null && /lost|no trace/i.test(s.reason)) declaredLost++;
+    if (s.reason !== null && /already used/i.test(s.reason)) resentPlacements.add(s.clientOid);
     const x = exByOid.get(s.clientOid)?.[0];
     if (UNSETTLED_IN_STORE.has(s.status)) {
       unsettled.add(s.clientOid);
@@ -261,6 +267,7 @@ export function compare(input: CompareInput): Comparison {
         liveAtExchange: exOurs.filter((o) => LIVE_AT_EXCHANGE.has(o.status)).length,
         createdInStore,
         declaredLost,
+        resentPlacements: resentPlacements.finding(),
         foreignOrders,
       },
     },

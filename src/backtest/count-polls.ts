@@ -20,10 +20,10 @@ async function isGzip(path: string): Promise<boolean> {
 /** Non-empty lines, minus a leading `{"meta": ...}` line. Undefined when the file cannot be read. */
 export async function countPolls(path: string): Promise<number | undefined> {
   try {
+    const gzip = await isGzip(path);
     const file = createReadStream(path);
-    const text: NodeJS.ReadableStream = (await isGzip(path)) ? file.pipe(createGunzip()) : file;
+    const text: NodeJS.ReadableStream = gzip ? file.pipe(createGunzip()) : file;
     let lines = 0;
-    let lastByte = NEWLINE;
     let previous = NEWLINE;
     let head = '';
     for await (const chunk of text as AsyncIterable<Buffer>) {
@@ -33,12 +33,9 @@ export async function countPolls(path: string): Promise<number | undefined> {
         const before = i > 0 ? chunk[i - 1] : previous;
         if (before !== NEWLINE) lines++;
       }
-      if (chunk.length > 0) {
-        previous = chunk[chunk.length - 1] as number;
-        lastByte = previous;
-      }
+      if (chunk.length > 0) previous = chunk[chunk.length - 1] as number;
     }
-    if (lastByte !== NEWLINE) lines++;
+    if (previous !== NEWLINE) lines++;
     const meta = /^\s*\{\s*"meta"/.test(head);
     return Math.max(0, lines - (meta ? 1 : 0));
   } catch {

@@ -10,7 +10,10 @@ export const LATEST = 'latest';
 
 /** `2026-11-22T01-02-03Z`: sortable, and valid as a file name everywhere. */
 export function runFolderName(at: Date): string {
-  return at.toISOString().replace(/\.\d{3}Z$/, 'Z').replace(/:/g, '-');
+  return at
+    .toISOString()
+    .replace(/\.\d{3}Z$/, 'Z')
+    .replace(/:/g, '-');
 }
 
 async function exists(path: string): Promise<boolean> {

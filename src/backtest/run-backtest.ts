@@ -74,7 +74,7 @@ function tradedSymbols(strategies: readonly EngineStrategyConfig[]): string[] {
 function runStrategies(config: Config): RunStrategy[] {
   return config.strategies
     .filter((s) => s.enabled)
-    .map((s) => ({ id: s.id, file: s.file, params: s.params as Readonly<Record<string, unknown>> }));
+    .map((s) => ({ id: s.id, file: s.file, params: s.params }));
 }
 
 export async function runBacktest(o: BacktestOptions): Promise<RunRecord> {
@@ -128,7 +128,7 @@ async function replay(
     });
   };
 
-  for (let poll: RecordedPoll | undefined = first; poll !== undefined; ) {
+  for (let poll: RecordedPoll | undefined = first; poll !== undefined;) {
     await session.feed(poll);
     // The session keeps every event for the test harness; a backtest reads the store instead, so
     // the list is emptied after each poll (memory stays flat over long recordings).

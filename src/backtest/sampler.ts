@@ -36,7 +36,8 @@ export class Sampler<T> {
   add(t: number, item: T): void {
     const n = this.#times.length;
     const lastT = this.#times[n - 1];
-    if (lastT !== undefined && t < lastT) throw new InvariantViolation(`sample time goes backwards (${t} < ${lastT})`);
+    if (lastT !== undefined && t < lastT)
+      throw new InvariantViolation(`sample time goes backwards (${t} < ${lastT})`);
     if (lastT === t) {
       this.#items[n - 1] = item;
       return;
@@ -58,7 +59,7 @@ export class Sampler<T> {
     return this.#times.length;
   }
 
-  /** Keeps the samples on the doubled grid (the first sample and every other one after it). */
+  /** Keeps one sample per slot of the doubled grid (the first in each), and always the newest. */
   #thin(): void {
     this.#interval *= 2;
     const first = this.#times[0] ?? 0;
@@ -68,7 +69,7 @@ export class Sampler<T> {
     for (let i = 0; i < this.#times.length; i++) {
       const t = this.#times[i] as number;
       const s = Math.floor((t - first) / this.#interval);
-      if (s === slot) continue;
+      if (s === slot && i < this.#times.length - 1) continue;
       slot = s;
       times.push(t);
       items.push(this.#items[i] as T);

@@ -155,13 +155,21 @@ export async function killDirectly(o: DirectKillOptions): Promise<DirectKillResu
         stillOpen: store.openOrders(),
       };
     }
-    const venue = await openVenue({ config, credentials, log: log.child({ component: 'venue' }) });
     try {
-      const result = await cancelAtVenue(o, store, venue, openBefore, now);
-      acknowledgePending(store, now(), openBefore.length);
-      return result;
-    } finally {
-      await venue.close();
+      const venue = await openVenue({ config, credentials, log: log.child({ component: 'venue' }) });
+      try {
+        const result = await cancelAtVenue(o, store, venue, openBefore, now);
+        acknowledgePending(store, now(), openBefore.length);
+        return result;
+      } finally {
+        await venue.close();
+      }
+    } catch (e) {
+      log.error(
+        { err: e, openOrders: store.openOrders().length },
+        'kill: trading state HALTED is persisted, but canceling at the venue failed; run kill again once the venue answers',
+      );
+      throw e;
     }
   } finally {
     store.close();

@@ -74,7 +74,9 @@ export async function killViaRunner(o: ViaRunnerOptions): Promise<ViaRunnerResul
       signaled = true;
     } catch (e) {
       // EPERM (another user) or ESRCH (just exited): the runner's own poll of the store still sees it.
-      say(`could not signal pid ${o.holder.pid} (${(e as NodeJS.ErrnoException).code ?? 'error'}); waiting for its next poll`);
+      say(
+        `could not signal pid ${o.holder.pid} (${(e as NodeJS.ErrnoException).code ?? 'error'}); waiting for its next poll`,
+      );
     }
   }
   say(`kill request ${request.id} sent to the runner (pid ${o.holder.pid}); waiting for it`);

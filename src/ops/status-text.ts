@@ -97,7 +97,19 @@ export function renderStatusText(s: StatusReport): string {
   if (s.openOrders.length > 0) {
     out.push(
       ...renderTable(
-        ['CLIENT_OID', 'ORDER_ID', 'STRATEGY', 'SYMBOL', 'SIDE', 'TYPE', 'PRICE', 'SIZE', 'FILLED', 'STATUS', 'CREATED'],
+        [
+          'CLIENT_OID',
+          'ORDER_ID',
+          'STRATEGY',
+          'SYMBOL',
+          'SIDE',
+          'TYPE',
+          'PRICE',
+          'SIZE',
+          'FILLED',
+          'STATUS',
+          'CREATED',
+        ],
         s.openOrders.map((o) => [
           o.clientOid,
           o.orderId ?? '-',

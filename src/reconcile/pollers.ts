@@ -305,7 +305,9 @@ export class Reconciler {
     this.#failures.set(key, n);
     this.#lastFailureAt = this.#d.clock.now();
     this.#lastError = e instanceof Error ? e.message : String(e);
-    this.#d.log.warn(
+    // Once stopped (shutdown), a round cut short is expected: not worth a warning.
+    const level = this.#running ? 'warn' : 'debug';
+    this.#d.log[level](
       { err: e, round: kind, consecutiveFailures: n },
       'reconciliation round failed; retrying at the next interval',
     );

@@ -1,7 +1,8 @@
 // `capibot run`: the composition of a live or paper run.
 //
 //   store (lease) → venue (port, clock, tickers) → strategies → engine + reconciliation pollers
-//   → restart recovery (before any strategy sees a ticker) → tickers, pollers, metrics, /ready
+//   → restart recovery (before any strategy sees a ticker) → operator channel (`capibot kill`)
+//   → tickers, pollers, metrics, /ready
 //   → until a signal, --duration-s, the end of a replayed recording, or a fatal error
 //   → graceful shutdown (optional cancel-all, drain, last reconciliation) → exit code
 //
@@ -16,6 +17,7 @@ import { schedulerTimers } from '../execution/timers.ts';
 import type { Credentials } from '../exchange/weex/signer.ts';
 import { startObservability, type Observability } from '../obs/setup.ts';
 import type { RootLoggerOptions } from '../obs/logger.ts';
+import { RECONCILE_META } from '../reconcile/pollers.ts';
 import { SqliteStore } from '../store/sqlite-store.ts';
 import { MetricsBridge } from './metrics-bridge.ts';
 import { engineOptions, reconcilerConfig } from './options.ts';
@@ -24,6 +26,7 @@ import { recover } from './recovery.ts';
 import { createSession, type Session } from './session.ts';
 import { shutdown, type ShutdownReport } from './shutdown.ts';
 import { installSignals, signalExitCode } from './signals.ts';
+import { startControl } from './control.ts';
 import { loadConfiguredStrategies } from './strategies.ts';
 import { TickerFeed } from './ticker-feed.ts';
 import { openVenue, type Venue } from './venue.ts';
@@ -180,7 +183,7 @@ async function runWith(
         log.error({ clientOid: e.clientOid, reason: e.reason }, 'order declared lost');
     });
 
-    if (!venue.persistent) forgetEmbeddedOrders(session, venue, log);
+    if (!venue.persistent) forgetEmbeddedOrders(session, store, venue, log);
     const feed = new TickerFeed({
       venue,
       engine,
@@ -222,6 +225,14 @@ async function runWith(
       return { exitCode: exitCodeOf(recovery), reason: describe(recovery) };
     }
 
+    // The operator channel (`capibot kill`): a kill requested while we were down is honoured before
+    // any strategy acts.
+    const control = startControl({
+      store,
+      engine,
+      log: obs.logger,
+      onKill: () => reconciler.nudge(),
+    });
     engine.start();
     feed.start();
     reconciler.start();
@@ -243,6 +254,7 @@ async function runWith(
     const reason = await stopped;
     if (durationTimer !== undefined) clearTimeout(durationTimer);
     started = false;
+    control.stop();
 
     const report = await shutdown({
       session,
@@ -288,9 +300,14 @@ function describe(r: StopReason): string {
 
 /**
  * The embedded simulator starts empty with every run: orders the store still holds as open from an
- * earlier run cannot exist there. They are closed locally (canceled) so the picture matches.
+ * earlier run cannot exist there. They are closed locally (canceled) so the picture matches, and the
+ * pollers start over on the new simulator's timeline.
  */
-function forgetEmbeddedOrders(session: Session, venue: Venue, log: Logger): void {
+function forgetEmbeddedOrders(session: Session, store: SqliteStore, venue: Venue, log: Logger): void {
+  // A new exchange, a new timeline: the pollers' cursors of the earlier one would skip its fills.
+  for (const key of [RECONCILE_META.fillsCursor, RECONCILE_META.planCursor]) {
+    if (store.getMeta(key) !== undefined) store.setMeta(key, '{}');
+  }
   const open = session.engine.openOrders();
   if (open.length === 0) return;
   const at = venue.clock.now();

@@ -68,21 +68,4 @@ export class ReplayClock implements Clock {
   }
 }
 
-/** A clock that moves only when told (lockstep replay: the time of the snapshot being served). */
-export class SteppedClock implements Clock {
-  #t: number;
-
-  constructor(start: number) {
-    this.#t = start;
-  }
-
-  set(t: number): void {
-    if (t > this.#t) this.#t = t;
-  }
-
-  now(): number {
-    return this.#t;
-  }
-}
-
 export const wallClock: Clock = { now: () => Date.now() };

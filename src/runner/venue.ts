@@ -4,7 +4,8 @@
 //   live                       WeexClient → exchange.baseUrl (credentials), wall clock
 //   paper, venue http          WeexClient → a `capibot sim` at exchange.baseUrl, clock from its tickers
 //   paper, embedded + live     in-process SimPort fed by the real public tickers, wall clock
-//   paper, embedded + recording in-process SimPort fed by paper.data (realtime × speed, or lockstep)
+//   paper, embedded + recording in-process SimPort fed by paper.data (realtime × speed, or lockstep:
+//                              one snapshot per tickers poll)
 //
 // Every tickers request of a running engine goes through the weight budget (`read`). The few requests
 // before the engine exists (`prepare`: first tickers, contracts) go straight to the venue.
@@ -25,7 +26,7 @@ import { WeexClient } from '../exchange/weex/client.ts';
 import type { ResponseHook } from '../exchange/weex/transport.ts';
 import { openRecording } from '../market/recording/reader.ts';
 import type { ReadThrough } from '../reconcile/fetch.ts';
-import { ReplayClock, SteppedClock, TickerTimeClock, wallClock } from './venue-clock.ts';
+import { ReplayClock, TickerTimeClock, wallClock } from './venue-clock.ts';
 
 export type VenueKind = 'live' | 'paper-http' | 'paper-embedded-live' | 'paper-embedded-recording';
 
@@ -76,7 +77,12 @@ function client(d: VenueDeps, credentials: Credentials | undefined, clock: Clock
     baseUrl: x.baseUrl,
     ...(credentials !== undefined ? { credentials } : {}),
     locale: x.locale,
-    timeouts: { connectMs: x.connectTimeoutMs, headersMs: x.timeoutMs, bodyMs: x.timeoutMs },
+    timeouts: {
+      connectMs: x.connectTimeoutMs,
+      headersMs: x.timeoutMs,
+      bodyMs: x.timeoutMs,
+      totalMs: x.timeoutMs,
+    },
     // Retries happen in the executor's lanes, where they are counted against the weight budget.
     retry: { maxAttempts: 1, baseDelayMs: x.retryBackoffMs },
     clock,
@@ -175,8 +181,9 @@ async function embeddedRecording(d: VenueDeps): Promise<Venue> {
     throw new BadInputError('the recording holds no polls', p.data);
   }
   const lockstep = p.clock === 'lockstep';
-  const stepped = new SteppedClock(first.t);
-  const clock: Clock = lockstep ? stepped : new ReplayClock(wallClock, first.t, p.speed);
+  // Lockstep moves the market one snapshot per poll, but time itself keeps flowing (from the first
+  // snapshot, at wall rate): weight windows, grace periods and strategy timers need it to.
+  const clock: Clock = new ReplayClock(wallClock, first.t, lockstep ? 1 : p.speed);
   const sim = simPort(d.config, clock, d.seed ?? Date.now() % 2 ** 31);
   sim.applyPoll(first);
   let pending = lockstep ? undefined : await source.next();
@@ -197,7 +204,6 @@ async function embeddedRecording(d: VenueDeps): Promise<Venue> {
     if (lockstep) {
       const next = await source.next();
       if (next === undefined) return finish();
-      stepped.set(next.t);
       sim.applyPoll(next);
       return;
     }

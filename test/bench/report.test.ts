@@ -89,7 +89,7 @@ describe('BENCHMARKS.md table', () => {
         budgetUtilisation: 0.5,
         responses429: 3,
         meanOrdersPerBatch: 20,
-        tickToRequestP50Ms: 0.3,
+        tickToRequestP50Ms: 0.30004,
         tickToRequestP99Ms: 0.9,
       } as unknown as BenchResults['executor'],
     });
@@ -98,6 +98,17 @@ describe('BENCHMARKS.md table', () => {
     expect(table).toContain('| 429 answers under the flood | 3 | = 0 | **FAIL** |');
     expect(table).toContain('| Tick-to-request p99 | 0.9 ms | ≤ 1 ms | pass |');
     expect(table).toContain('| Tick-to-request p50 | 0.3 ms | — | — |');
+  });
+
+  it('shows rates as whole numbers and ratios to three decimals', () => {
+    const table = renderTable(
+      results({
+        errors: {},
+        replay: { tickersPerSecond: 123_456.7, ratioToBareParse: 0.81234, peakRssRatio4x: 1.04 },
+      }),
+    );
+    expect(table).toContain('| Replay throughput | 123,457 tickers/s | — | — |');
+    expect(table).toContain('| Replay ÷ bare `JSON.parse` | 0.812 | ≥ 0.5 (aim 0.8) | pass |');
   });
 
   it('replaces only what lies between the markers', () => {

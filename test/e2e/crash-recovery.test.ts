@@ -112,7 +112,7 @@ async function startSim(data: string, faults: string): Promise<Sim> {
   );
   let err = '';
   child.stderr?.on('data', (c: Buffer) => (err += c.toString()));
-  const rl = createInterface({ input: child.stdout! });
+  const rl = createInterface({ input: child.stdout });
   const url = await new Promise<string>((ok, fail) => {
     rl.on('line', (line) => {
       const m = /^sim listening on (http:\/\/127\.0\.0\.1:\d+)$/.exec(line);
@@ -123,7 +123,10 @@ async function startSim(data: string, faults: string): Promise<Sim> {
   return { child, url };
 }
 
-function startRun(config: string, extra: readonly string[] = []): { child: ChildProcess; stderr: () => string } {
+function startRun(
+  config: string,
+  extra: readonly string[] = [],
+): { child: ChildProcess; stderr: () => string } {
   const child = spawn(process.execPath, ['bin/capibot.js', 'run', '--config', config, ...extra], {
     env: cleanEnv(),
     stdio: ['ignore', 'ignore', 'pipe'],
@@ -254,7 +257,8 @@ describe('capibot run killed with SIGKILL at random moments (end to end)', () =>
         const want = o.status === 'pending' ? 'open' : o.status;
         const have = l.status === 'pending' ? 'open' : l.status;
         if (want !== have) problems.push(`${o.client_oid}: store ${l.status}, exchange ${o.status}`);
-        if (!l.filledQty.eq(o.filled_qty)) problems.push(`${o.client_oid}: filled ${l.filledQty.toFixed()} ≠ ${o.filled_qty}`);
+        if (!l.filledQty.eq(o.filled_qty))
+          problems.push(`${o.client_oid}: filled ${l.filledQty.toFixed()} ≠ ${o.filled_qty}`);
       }
       const atExchange = new Set(orders.map((o) => o.client_oid));
       for (const l of local) {
@@ -269,9 +273,11 @@ describe('capibot run killed with SIGKILL at random moments (end to end)', () =>
       for (const f of fills) {
         const s = stored.get(f.tradeId);
         if (s === undefined) problems.push(`fill ${f.tradeId} missing from the store`);
-        else if (s.clientOid !== oidOfOrder.get(f.orderId)) problems.push(`fill ${f.tradeId} attributed to ${s.clientOid ?? 'nobody'}`);
+        else if (s.clientOid !== oidOfOrder.get(f.orderId))
+          problems.push(`fill ${f.tradeId} attributed to ${s.clientOid ?? 'nobody'}`);
       }
-      if (stored.size !== fills.length) problems.push(`${stored.size} fills stored, ${fills.length} at the exchange`);
+      if (stored.size !== fills.length)
+        problems.push(`${stored.size} fills stored, ${fills.length} at the exchange`);
       expect(problems).toEqual([]);
     } finally {
       store.close();

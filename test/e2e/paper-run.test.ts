@@ -84,12 +84,16 @@ afterAll(async () => {
 describe('capibot run (paper, against capibot sim)', () => {
   it('serves /health, /ready and /metrics while trading, then stops cleanly on SIGTERM', async () => {
     expect((await getJson(`${metricsUrl}/health`)).status).toBe(200);
-    await until('/ready', async () => ((await getJson(`${metricsUrl}/ready`)).status === 200 ? true : undefined));
+    await until('/ready', async () =>
+      (await getJson(`${metricsUrl}/ready`)).status === 200 ? true : undefined,
+    );
     expect((await getJson(`${metricsUrl}/ready`)).json).toEqual({ ready: true });
 
     // The grid rests orders at the simulator.
     await until('resting grid orders', async () => {
-      const open = (await simOrders(sim.url)).filter((o) => o.status === 'open' && o.client_oid?.startsWith('cb-grid-'));
+      const open = (await simOrders(sim.url)).filter(
+        (o) => o.status === 'open' && o.client_oid?.startsWith('cb-grid-'),
+      );
       return open.length > 0 ? open : undefined;
     });
 
@@ -122,8 +126,10 @@ describe('capibot run (paper, against capibot sim)', () => {
     }
     const tickers = find(e, 'capibot_requests_total', { endpoint: 'tickers', status: '200' })[0]?.value ?? 0;
     expect(tickers).toBeGreaterThan(0);
-    expect(find(e, 'capibot_requests_total', { endpoint: 'batchOrders' }).length +
-      find(e, 'capibot_requests_total', { endpoint: 'placeOrder' }).length).toBeGreaterThan(0);
+    expect(
+      find(e, 'capibot_requests_total', { endpoint: 'batchOrders' }).length +
+        find(e, 'capibot_requests_total', { endpoint: 'placeOrder' }).length,
+    ).toBeGreaterThan(0);
     expect(find(e, 'capibot_trading_state', { state: 'ACTIVE' })[0]?.value).toBe(1);
 
     // `capibot status` reads the store while the runner holds it.

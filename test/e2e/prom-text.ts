@@ -40,7 +40,8 @@ function parseValue(v: string, line: string): number {
 function familyOf(name: string, types: ReadonlyMap<string, string>): string | undefined {
   if (types.has(name)) return name;
   for (const suffix of ['_bucket', '_sum', '_count', '_total', '_created']) {
-    if (name.endsWith(suffix) && types.has(name.slice(0, -suffix.length))) return name.slice(0, -suffix.length);
+    if (name.endsWith(suffix) && types.has(name.slice(0, -suffix.length)))
+      return name.slice(0, -suffix.length);
   }
   return undefined;
 }

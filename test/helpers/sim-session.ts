@@ -287,11 +287,15 @@ export class SimSession {
       retryDelayMs: 500,
       attempts: 20,
     });
+    process.stderr.write('BOOT recovery\n');
     const report = await this.#drive(recovery);
+    process.stderr.write('BOOT recovered\n');
     this.lastRecovery = report;
     this.session.engine.start();
     this.session.reconciler.start();
+    process.stderr.write('BOOT settle\n');
     await this.settle();
+    process.stderr.write('BOOT done\n');
     return report;
   }
 

@@ -39,7 +39,9 @@ async function tradingEngine() {
           onTicker: (t) => {
             if (placed) return [];
             placed = true;
-            return [ctx.place({ symbol: BTC, side: 'open_long', size: dec('0.01'), price: t.last.minus(100) })];
+            return [
+              ctx.place({ symbol: BTC, side: 'open_long', size: dec('0.01'), price: t.last.minus(100) }),
+            ];
           },
         })),
       },
@@ -99,7 +101,12 @@ describe('runner control channel', () => {
 
     expect(sent).toEqual([[HOLDER.pid, CONTROL_SIGNAL]]);
     expect(result.signaled).toBe(true);
-    expect(result.ack).toMatchObject({ id: result.request.id, by: 'runner', tradingState: 'HALTED', canceling: 1 });
+    expect(result.ack).toMatchObject({
+      id: result.request.id,
+      by: 'runner',
+      tradingState: 'HALTED',
+      canceling: 1,
+    });
     expect(result.tradingState).toBe('HALTED');
     expect(result.stillOpen).toEqual([]);
     expect(h.engine.tradingState()).toBe('HALTED');
@@ -174,7 +181,10 @@ describe('runner control channel', () => {
 
   it('gives up after the deadline when the runner does not answer, leaving the request pending', async () => {
     const h = await tradingEngine();
-    h.store.setMeta(CONTROL_META.listening, JSON.stringify({ pid: HOLDER.pid, signal: CONTROL_SIGNAL, since: 0 }));
+    h.store.setMeta(
+      CONTROL_META.listening,
+      JSON.stringify({ pid: HOLDER.pid, signal: CONTROL_SIGNAL, since: 0 }),
+    );
     let now = 0;
     const r = await killViaRunner({
       store: h.store,

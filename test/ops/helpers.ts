@@ -43,7 +43,11 @@ export interface Done {
 
 /** Runs `capibot ARGS` to completion. */
 export async function runCli(args: readonly string[], env: NodeJS.ProcessEnv = cleanEnv()): Promise<Done> {
-  const child = spawn(process.execPath, [CLI, ...args], { cwd: REPO, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [CLI, ...args], {
+    cwd: REPO,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
@@ -65,7 +69,11 @@ export interface Running {
 
 /** Starts `capibot ARGS` in the background. */
 export function startCli(args: readonly string[], env: NodeJS.ProcessEnv = cleanEnv()): Running {
-  const child = spawn(process.execPath, [CLI, ...args], { cwd: REPO, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [CLI, ...args], {
+    cwd: REPO,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   let err = '';
   const lines: string[] = [];
@@ -153,7 +161,9 @@ export async function getJson(url: string): Promise<{ status: number; json: unkn
 }
 
 /** The wire rows of every order the simulator holds. */
-export async function simOrders(url: string): Promise<{ client_oid?: string; order_id?: string; status: string }[]> {
+export async function simOrders(
+  url: string,
+): Promise<{ client_oid?: string; order_id?: string; status: string }[]> {
   return (await getJson(`${url}/sim/v1/orders`)).json as { client_oid?: string; status: string }[];
 }
 

@@ -127,7 +127,11 @@ describe('capibot kill (no runner)', () => {
     // `status` shows it, with no runner.
     const s = await runInProcess(registerStatus, ['status', '--config', cfg, '--json']);
     expect(s.code).toBe(0);
-    expect(JSON.parse(s.stdout)).toMatchObject({ tradingState: 'HALTED', openOrders: [], runner: { state: 'none' } });
+    expect(JSON.parse(s.stdout)).toMatchObject({
+      tradingState: 'HALTED',
+      openOrders: [],
+      runner: { state: 'none' },
+    });
 
     // `kill --reset` is the way back.
     const reset = await runInProcess(registerKill, ['kill', '--config', cfg, '--reset', '--yes']);

@@ -74,7 +74,9 @@ function buildStore(path: string): void {
     clientOid: clientOid('cb-g-3'),
   });
   // A fill of an order not (yet) known: counted, unattributed.
-  s.recordFill(fill('t3', { orderId: orderId('777'), size: dec('0.005'), value: dec('300'), fee: dec('0.06') }));
+  s.recordFill(
+    fill('t3', { orderId: orderId('777'), size: dec('0.005'), value: dec('300'), fee: dec('0.06') }),
+  );
   s.setMeta('reconcile.lastAt', String(T0 + 30));
   s.close();
 }
@@ -180,7 +182,12 @@ describe('capibot status', () => {
     try {
       const cfg = configFor(dir, storePath);
       const s = await statusJson(cfg);
-      expect(s.runner).toMatchObject({ state: 'running', pid, sameHost: true, snapshot: { pnl: snapshot.pnl } });
+      expect(s.runner).toMatchObject({
+        state: 'running',
+        pid,
+        sameHost: true,
+        snapshot: { pnl: snapshot.pnl },
+      });
       expect(s.runner.heartbeatAgeMs).toBeGreaterThanOrEqual(0);
       // Still the same picture of orders while the runner holds the store.
       expect(s.openOrders).toHaveLength(1);
@@ -203,7 +210,11 @@ describe('capibot status', () => {
 
   it('refuses a store that does not exist instead of creating one (exit 1)', async () => {
     const dir = tempDir();
-    const r = await runInProcess(registerStatus, ['status', '--config', configFor(dir, join(dir, 'none.sqlite'))]);
+    const r = await runInProcess(registerStatus, [
+      'status',
+      '--config',
+      configFor(dir, join(dir, 'none.sqlite')),
+    ]);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/no store at .*none\.sqlite/);
   });

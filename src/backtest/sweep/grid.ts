@@ -42,7 +42,10 @@ export function parseGrid(text: string, source: string): Grid {
   try {
     doc = parse(text);
   } catch (e) {
-    throw new ConfigError(`not valid YAML: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}`, source);
+    throw new ConfigError(
+      `not valid YAML: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}`,
+      source,
+    );
   }
   const r = GridSchema.safeParse(doc);
   if (!r.success) {

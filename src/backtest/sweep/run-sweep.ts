@@ -12,12 +12,18 @@ import { ConfigError } from '../../core/errors.ts';
 import { parseStrategyParams } from '../../strategy/define.ts';
 import { prepareBacktest, type PreparedBacktest } from '../prepare.ts';
 import { canonicalJson } from '../report/canonical-json.ts';
-import type { Summary } from '../report/index.ts';
 import { deriveConfigText } from './derive-config.ts';
 import { combinations, loadGrid, type Combination, type Grid } from './grid.ts';
 import { runPool } from './pool.ts';
 import type { SweepJob, SweepReply } from './protocol.ts';
-import { defaultOrder, metricValues, rankRows, type MetricValues, type SortOrder, type SweepMetric } from './rank.ts';
+import {
+  defaultOrder,
+  metricValues,
+  rankRows,
+  type MetricValues,
+  type SortOrder,
+  type SweepMetric,
+} from './rank.ts';
 import { renderSweepCsv } from './sweep-csv.ts';
 
 export const SWEEP_FILES = { json: 'sweep.json', csv: 'sweep.csv', configs: 'configs' } as const;
@@ -81,7 +87,10 @@ function targetStrategy(prepared: PreparedBacktest, grid: Grid, gridPath: string
     return grid.strategy;
   }
   if (ids.length !== 1)
-    throw new ConfigError(`the config enables ${ids.length} strategies: name the one to vary`, `${gridPath} strategy`);
+    throw new ConfigError(
+      `the config enables ${ids.length} strategies: name the one to vary`,
+      `${gridPath} strategy`,
+    );
   return ids[0] as string;
 }
 
@@ -112,7 +121,10 @@ export async function runSweep(o: SweepOptions): Promise<WrittenSweep> {
   const grid = loadGrid(o.gridPath);
   const strategy = targetStrategy(prepared, grid, o.gridPath);
   const instance = prepared.strategies.find((s) => s.id === strategy);
-  const baseParams = (prepared.config.strategies.find((s) => s.id === strategy)?.params ?? {}) as Record<string, unknown>;
+  const baseParams = (prepared.config.strategies.find((s) => s.id === strategy)?.params ?? {}) as Record<
+    string,
+    unknown
+  >;
   const combos = combinations(grid);
   const configText = readFileSync(o.configPath, 'utf8');
   const configsDir = join(o.out, SWEEP_FILES.configs);
@@ -134,7 +146,13 @@ export async function runSweep(o: SweepOptions): Promise<WrittenSweep> {
     const config = join(configsDir, `${String(index).padStart(width, '0')}.yaml`);
     const header = `capibot sweep row ${index} of ${combos.length}: ${describeParams(params)} (from ${o.configPath})`;
     await writeAtomically(config, deriveConfigText(configText, o.configPath, strategy, params, header));
-    const command = ['capibot', 'backtest', '--config', config, ...(o.data !== undefined ? ['--data', o.data] : [])]
+    const command = [
+      'capibot',
+      'backtest',
+      '--config',
+      config,
+      ...(o.data !== undefined ? ['--data', o.data] : []),
+    ]
       .map(shellWord)
       .join(' ');
     planned.push({
@@ -185,4 +203,3 @@ export async function runSweep(o: SweepOptions): Promise<WrittenSweep> {
   await writeAtomically(files.csv, renderSweepCsv(result, grid));
   return { result, files };
 }
-

@@ -34,9 +34,18 @@ export const registerBacktest: RegisterCommand = (program, ctx) => {
         'reconciliation polling) against the in-process paper exchange, in virtual time: nothing sleeps, and the same ' +
         'inputs give a byte-identical report.json. Writes report.json, report.html and fills.csv; prints the summary.',
     )
-    .requiredOption('-c, --config <file>', 'config file (YAML): strategies, risk, paper exchange, polling, budget')
-    .option('--data <file>', 'recording to replay (.ndjson or .ndjson.gz) (default: backtest.data, else paper.data)')
-    .option('--out <dir>', 'output folder (default: reports/<UTC timestamp>/, and reports/latest then points at it)')
+    .requiredOption(
+      '-c, --config <file>',
+      'config file (YAML): strategies, risk, paper exchange, polling, budget',
+    )
+    .option(
+      '--data <file>',
+      'recording to replay (.ndjson or .ndjson.gz) (default: backtest.data, else paper.data)',
+    )
+    .option(
+      '--out <dir>',
+      'output folder (default: reports/<UTC timestamp>/, and reports/latest then points at it)',
+    )
     .option('--json', 'print the report (the content of report.json) instead of the summary table')
     .addOption(
       new Option('--log-level <level>', 'log level of the engine and strategies on stderr')

@@ -71,7 +71,7 @@ export const registerKill: RegisterCommand = (program, ctx) => {
     .option('-y, --yes', 'do not ask for confirmation (required when not on a terminal)', false)
     .option(
       '--timeout-s <seconds>',
-      'how long to wait for the cancels to be confirmed (default: 30)',
+      'how long to wait for the cancels to be confirmed',
       seconds,
       30,
     )

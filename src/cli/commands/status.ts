@@ -18,7 +18,7 @@ export const registerStatus: RegisterCommand = (program, ctx) => {
     .description(
       'Show what the store of a config holds: open orders, positions and PnL from the recorded fills, ' +
         'trading state (ACTIVE/REDUCING/HALTED), last reconciliation, kill-switch requests, and whether a ' +
-        "runner holds the store (pid, heartbeat age) with its last snapshot (weight budget use, queue, marked PnL). " +
+        'runner holds the store (pid, heartbeat age) with its last snapshot (weight budget use, queue, marked PnL). ' +
         'Reads the store without taking its lease: works while `capibot run` is up or down.',
     )
     .requiredOption('-c, --config <file>', 'config file (YAML); its store.path names the store')

@@ -24,14 +24,15 @@ interface SweepFlags {
 }
 
 function positiveInt(value: string): number {
-  if (!/^\d{1,6}$/.test(value) || Number(value) < 1) throw new InvalidArgumentError('expected a positive integer');
+  if (!/^\d{1,6}$/.test(value) || Number(value) < 1)
+    throw new InvalidArgumentError('expected a positive integer');
   return Number(value);
 }
 
 /** The best rows as aligned text: rank, metric, params. */
 function ranking(result: SweepResult, top: number): string {
   const rows = result.rows.slice(0, top);
-  const value = (m: unknown): string => (m === null || m === undefined ? 'n/a' : String(m));
+  const value = (m: string | number | null): string => (m === null ? 'n/a' : String(m));
   const cells = rows.map((r) => [
     r.rank === null ? '-' : String(r.rank),
     r.metrics === null ? 'failed' : value(r.metrics[result.metric]),
@@ -60,13 +61,17 @@ export const registerSweep: RegisterCommand = (program, ctx) => {
       'grid (YAML): `strategy: <id>` (optional with one strategy) and `params: { name: [values...] }`',
     )
     .option('--data <file>', 'recording every run replays (default: backtest.data, else paper.data)')
-    .option('--workers <n>', `worker threads (default: the number of cores, here ${defaultWorkers()})`, positiveInt)
+    .option(
+      '--workers <n>',
+      `worker threads (default: the number of cores, here ${defaultWorkers()})`,
+      positiveInt,
+    )
     .option('--metric <name>', `summary metric ranking the runs: ${SWEEP_METRICS.join(', ')}`, 'netPnl')
     .addOption(
-      new Option('--order <order>', 'ranking order (default: desc; asc for feesPaid, maxDrawdown, rejections)').choices([
-        'asc',
-        'desc',
-      ]),
+      new Option(
+        '--order <order>',
+        'ranking order (default: desc; asc for feesPaid, maxDrawdown, rejections)',
+      ).choices(['asc', 'desc']),
     )
     .option('--out <dir>', 'output folder (default: reports/<UTC timestamp>-sweep/)')
     .option('--top <n>', 'rows printed', positiveInt, 20)
@@ -83,7 +88,10 @@ Grid example (sweep.yaml):
     .action(async (flags: SweepFlags) => {
       const started = Date.now();
       if (!isSweepMetric(flags.metric))
-        throw new BadInputError(`unknown metric "${flags.metric}"; one of ${SWEEP_METRICS.join(', ')}`, '--metric');
+        throw new BadInputError(
+          `unknown metric "${flags.metric}"; one of ${SWEEP_METRICS.join(', ')}`,
+          '--metric',
+        );
       const metric: SweepMetric = flags.metric;
       const out = flags.out ?? (await createRunFolder(REPORTS_ROOT, new Date(), '-sweep'));
       const workers = flags.workers ?? defaultWorkers();

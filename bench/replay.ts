@@ -1,0 +1,232 @@
+// Backtest replay: throughput through the whole engine (strategy host, risk gate, write-ahead store,
+// executor with its weight budget, reconciliation pollers, in-process simulator, virtual time) with a
+// simple strategy, as a ratio to a bare `JSON.parse` loop over the same recording's lines measured in
+// the same run; and peak memory of the replay of the recording against one 4× longer.
+//
+//   benchReplay('data/ftx-btc-perp-202201-1m.ndjson.gz', {})      (npm run bench wires it in)
+//   node bin/run-ts.js bench/replay-run.ts [RECORDING] [--max-polls N] [--no-memory]
+//
+// Each replay runs in a child process (bench/replay-child.ts), so process.resourceUsage().maxRSS is
+// that replay's own peak. The 4× recording is the original repeated four times, each copy shifted in
+// time to follow the previous one, written gzip to os.tmpdir() (removed afterwards).
+//
+// Rates are ticker snapshots (recording lines, as report.json counts `tickers`) per CPU second, the
+// replay's measured around runBacktest (strategy loading excluded), the bare parse's as the best of
+// several loops over the lines already in memory (decompression excluded): the strictest baseline.
+// Wall-clock rates are given too; on a shared machine CPU time is the steadier figure.
+import { execFile } from 'node:child_process';
+import { createWriteStream, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { gunzipSync, createGzip } from 'node:zlib';
+
+const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const run = promisify(execFile);
+
+export interface BenchReplayOptions {
+  /** Only the first N polls (a quick run). Default: the whole recording. */
+  readonly maxPolls?: number;
+  /** Measure peak RSS of the 1× and the longer recording. Default true. */
+  readonly memory?: boolean;
+  /** How many times longer the second recording is. Default 4. */
+  readonly factor?: number;
+  /** Progress lines (stderr by default). */
+  readonly log?: (line: string) => void;
+}
+
+export interface ChildResult {
+  readonly polls: number;
+  readonly orders: number;
+  readonly fills: number;
+  readonly equitySamples: number;
+  readonly wallMs: number;
+  readonly cpuMs: number;
+  readonly maxRssBytes: number;
+}
+
+export interface BenchReplayResult {
+  readonly recording: string;
+  readonly polls: number;
+  /** Ticker objects in those polls (one per symbol per poll). */
+  readonly tickerObjects: number;
+  readonly strategy: string;
+  /** Replay: ticker snapshots per CPU second, and per wall second. */
+  readonly tickersPerSecond: number;
+  readonly tickersPerWallSecond: number;
+  /** Bare JSON.parse of the same lines: snapshots per CPU second. */
+  readonly bareParseTickersPerSecond: number;
+  /** tickersPerSecond ÷ bareParseTickersPerSecond (target ≥ 0.5, aim 0.8). */
+  readonly ratioToBareParse: number;
+  readonly orders: number;
+  readonly fills: number;
+  /** Peak RSS of the replay of the recording, and of the `factor`× longer one (MiB). */
+  readonly peakRssMiB: number;
+  readonly peakRssMiB4x: number;
+  /** peakRssMiB4x ÷ peakRssMiB (target ≤ 1.5: memory stays flat). */
+  readonly peakRssRatio4x: number;
+  readonly polls4x: number;
+  readonly tickersPerSecond4x: number;
+  readonly factor: number;
+}
+
+/** The bench's strategy: the sma-cross fixture (market orders on a moving-average cross). */
+const STRATEGY = join(REPO, 'test/fixtures/strategies/sma-cross.ts');
+
+function configText(): string {
+  return [
+    '# bench/replay.ts: a simple strategy on the recording, every other setting at its default.',
+    'mode: paper',
+    'strategies:',
+    '  - id: sma',
+    `    file: ${JSON.stringify(STRATEGY)}`,
+    "    params: { symbol: cmt_btcusdt, fast: 10, slow: 30, size: '0.01' }",
+    'log:',
+    '  level: warn',
+    '',
+  ].join('\n');
+}
+
+/** The recording's poll lines (decompressed; the meta line left out). */
+function pollLines(path: string): string[] {
+  const raw = readFileSync(path);
+  const text = (raw[0] === 0x1f && raw[1] === 0x8b ? gunzipSync(raw) : raw).toString('utf8');
+  return text.split('\n').filter((l) => l.startsWith('{"t"'));
+}
+
+/** CPU milliseconds of the best of `runs` bare JSON.parse loops over `lines`. */
+function bareParseCpuMs(lines: readonly string[], runs = 5): number {
+  let best = Number.POSITIVE_INFINITY;
+  let sink = 0;
+  for (let r = 0; r < runs; r++) {
+    const c0 = process.cpuUsage();
+    for (const l of lines) {
+      const v = JSON.parse(l) as { t: number };
+      sink += v.t & 1;
+    }
+    const c = process.cpuUsage(c0);
+    best = Math.min(best, (c.user + c.system) / 1000);
+  }
+  if (sink < 0) throw new Error('unreachable');
+  return best;
+}
+
+/** Writes `lines` `factor` times, each copy shifted in time after the previous one, gzip. */
+async function writeRepeated(lines: readonly string[], factor: number, path: string): Promise<void> {
+  const first = JSON.parse(lines[0] as string) as { t: number };
+  const last = JSON.parse(lines[lines.length - 1] as string) as { t: number };
+  const second = lines.length > 1 ? (JSON.parse(lines[1] as string) as { t: number }).t : first.t + 1_000;
+  const shift = last.t - first.t + Math.max(1, second - first.t);
+  const gz = createGzip();
+  const file = createWriteStream(path);
+  const done = new Promise<void>((ok, fail) => {
+    file.on('finish', ok);
+    file.on('error', fail);
+  });
+  gz.pipe(file);
+  const write = (s: string): Promise<void> =>
+    gz.write(s) ? Promise.resolve() : new Promise((ok) => gz.once('drain', () => ok()));
+  await write(`${JSON.stringify({ meta: { source: `bench/replay.ts: ${factor}× time-shifted copies` } })}\n`);
+  for (let k = 0; k < factor; k++) {
+    let chunk = '';
+    for (const l of lines) {
+      const p = JSON.parse(l) as { t: number; tickers: { timestamp?: string }[] };
+      p.t += k * shift;
+      for (const t of p.tickers)
+        if (t.timestamp !== undefined) t.timestamp = String(Number(t.timestamp) + k * shift);
+      chunk += `${JSON.stringify(p)}\n`;
+      if (chunk.length > 1 << 20) {
+        await write(chunk);
+        chunk = '';
+      }
+    }
+    if (chunk.length > 0) await write(chunk);
+  }
+  gz.end();
+  await done;
+}
+
+async function replayInChild(config: string, recording: string): Promise<ChildResult> {
+  const { stdout } = await run(
+    process.execPath,
+    ['bin/run-ts.js', 'bench/replay-child.ts', config, recording],
+    {
+      cwd: REPO,
+      maxBuffer: 1 << 20,
+    },
+  );
+  const line = stdout.trim().split('\n').pop() ?? '';
+  return JSON.parse(line) as ChildResult;
+}
+
+const round = (x: number, digits = 3): number => Number(x.toFixed(digits));
+const MiB = 1024 * 1024;
+
+export async function benchReplay(
+  recordingPath: string,
+  opts: BenchReplayOptions = {},
+): Promise<BenchReplayResult> {
+  const log = opts.log ?? ((line: string) => process.stderr.write(`bench replay: ${line}\n`));
+  const factor = opts.factor ?? 4;
+  const dir = mkdtempSync(join(tmpdir(), 'capibot-bench-replay-'));
+  try {
+    const config = join(dir, 'config.yaml');
+    writeFileSync(config, configText());
+    let lines = pollLines(resolve(REPO, recordingPath));
+    let recording = resolve(REPO, recordingPath);
+    if (opts.maxPolls !== undefined && opts.maxPolls < lines.length) {
+      lines = lines.slice(0, opts.maxPolls);
+      recording = join(dir, 'prefix.ndjson');
+      writeFileSync(recording, lines.join('\n') + '\n');
+    }
+    const tickerObjects = lines.reduce(
+      (n, l) => n + (JSON.parse(l) as { tickers: unknown[] }).tickers.length,
+      0,
+    );
+
+    log(`bare JSON.parse of ${lines.length} lines`);
+    const parseBefore = bareParseCpuMs(lines);
+    log(`replaying ${lines.length} polls (${recordingPath}) in a child process`);
+    const one = await replayInChild(config, recording);
+    const parseAfter = bareParseCpuMs(lines);
+    const parseMs = Math.min(parseBefore, parseAfter);
+    log(
+      `1×: ${one.polls} polls in ${round(one.wallMs / 1000, 1)} s wall, ${round(one.cpuMs / 1000, 1)} s CPU, peak RSS ${round(one.maxRssBytes / MiB, 1)} MiB`,
+    );
+
+    let four: ChildResult | undefined;
+    if (opts.memory ?? true) {
+      const longer = join(dir, `x${factor}.ndjson.gz`);
+      await writeRepeated(lines, factor, longer);
+      log(`replaying the ${factor}× recording (${lines.length * factor} polls)`);
+      four = await replayInChild(config, longer);
+      log(
+        `${factor}×: ${four.polls} polls in ${round(four.wallMs / 1000, 1)} s wall, peak RSS ${round(four.maxRssBytes / MiB, 1)} MiB`,
+      );
+    }
+    const perSecond = (polls: number, ms: number): number => round((polls * 1000) / ms, 1);
+    const tickersPerSecond = perSecond(one.polls, one.cpuMs);
+    const bare = perSecond(lines.length, parseMs);
+    return {
+      recording: recordingPath,
+      polls: one.polls,
+      tickerObjects,
+      strategy: 'sma-cross fixture (fast 10, slow 30, market orders)',
+      tickersPerSecond,
+      tickersPerWallSecond: perSecond(one.polls, one.wallMs),
+      bareParseTickersPerSecond: bare,
+      ratioToBareParse: round(tickersPerSecond / bare, 5),
+      orders: one.orders,
+      fills: one.fills,
+      peakRssMiB: round(one.maxRssBytes / MiB, 1),
+      peakRssMiB4x: four !== undefined ? round(four.maxRssBytes / MiB, 1) : Number.NaN,
+      peakRssRatio4x: four !== undefined ? round(four.maxRssBytes / one.maxRssBytes, 3) : Number.NaN,
+      polls4x: four?.polls ?? 0,
+      tickersPerSecond4x: four !== undefined ? perSecond(four.polls, four.cpuMs) : 0,
+      factor,
+    };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,82 @@
+// The backtest driver in process: the RunRecord it builds from a config and a recording.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { prepareBacktest } from '../../src/backtest/prepare.ts';
+import { buildReport } from '../../src/backtest/report/index.ts';
+import { runBacktest } from '../../src/backtest/run-backtest.ts';
+import { dec } from '../../src/core/decimal.ts';
+import { BadInputError, ConfigError } from '../../src/core/errors.ts';
+
+const CONFIG = 'test/fixtures/configs/backtest/sma.yaml';
+const FIRST = 1717200000000;
+const LAST = FIRST + 239_000;
+
+describe('runBacktest', () => {
+  it('replays every poll through the engine and records the run', async () => {
+    const record = await runBacktest(await prepareBacktest({ configPath: CONFIG, env: {} }));
+    expect(record.run).toEqual({
+      strategies: [
+        {
+          id: 'sma',
+          file: 'test/fixtures/strategies/sma-cross.ts',
+          params: { fast: 5, slow: 20, size: '0.01' },
+        },
+      ],
+      data: 'test/fixtures/recordings/wave-2sym-240s.ndjson',
+      firstTickTime: FIRST,
+      lastTickTime: LAST,
+      tickers: 240,
+    });
+    expect(record.orders.length).toBeGreaterThan(4);
+    expect(record.fills.length).toBeGreaterThan(4);
+    expect(record.orders.every((o) => o.clientOid.startsWith('cb-sma-'))).toBe(true);
+    // Tickers are read through the budget, one request per poll; reconciliation polls too.
+    expect(record.requestsByEndpoint).toMatchObject({ tickers: 240 });
+    expect(record.requestsByEndpoint['fills']).toBeGreaterThan(0);
+    expect(record.requestsByEndpoint['history']).toBeGreaterThan(0);
+    expect(record.weightUsed.ip).toBeGreaterThan(240 * 40 - 1);
+    expect(record.responses429).toBe(0);
+    // Equity every 5 s of data (backtest.equitySampleMs), and once more after the run settled.
+    const ts = record.equity.map((e) => e.t);
+    expect(ts.slice(0, 3)).toEqual([FIRST, FIRST + 5_000, FIRST + 10_000]);
+    expect(ts.length).toBe(48 + 1); // t = 0, 5, ..., 235 s, then the end
+    expect(ts[ts.length - 1]).toBeGreaterThan(LAST);
+    expect(Object.keys(record.prices).sort()).toEqual(['cmt_btcusdt', 'cmt_ethusdt']);
+    expect(record.prices['cmt_btcusdt']!.length).toBe(ts.length);
+    const last = record.equity[record.equity.length - 1]!;
+    // Equity = starting balance (paper.startingBalance) + realized + unrealized − fees.
+    const fees = record.fills.reduce((sum, f) => sum.plus(f.fee), dec(0));
+    expect(last.equity.toFixed()).toBe(
+      dec(10_000).plus(last.realized).plus(last.unrealized).minus(fees).toFixed(),
+    );
+  });
+
+  it('is deterministic: the same inputs give the same report text', async () => {
+    const a = buildReport(await runBacktest(await prepareBacktest({ configPath: CONFIG, env: {} })));
+    const b = buildReport(await runBacktest(await prepareBacktest({ configPath: CONFIG, env: {} })));
+    expect(b.json).toBe(a.json);
+    expect(b.csv).toBe(a.csv);
+  });
+
+  it('keeps the equity curve bounded on long runs', async () => {
+    const prepared = await prepareBacktest({ configPath: CONFIG, env: {} });
+    const record = await runBacktest({ ...prepared, maxSamples: 8 });
+    expect(record.equity.length).toBeLessThanOrEqual(9);
+    expect(record.equity[0]!.t).toBe(FIRST);
+  });
+
+  it('refuses a recording without polls, and a config without a recording', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'capibot-bt-'));
+    writeFileSync(join(dir, 'empty.ndjson'), '{"meta":{}}\n');
+    const prepared = await prepareBacktest({ configPath: CONFIG, data: join(dir, 'empty.ndjson'), env: {} });
+    await expect(runBacktest(prepared)).rejects.toThrow(BadInputError);
+    await expect(runBacktest(prepared)).rejects.toThrow(/holds no polls/);
+    writeFileSync(
+      join(dir, 'c.yaml'),
+      'strategies:\n  - id: sma\n    file: test/fixtures/strategies/sma-cross.ts\n',
+    );
+    await expect(prepareBacktest({ configPath: join(dir, 'c.yaml'), env: {} })).rejects.toThrow(ConfigError);
+  });
+});

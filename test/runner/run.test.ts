@@ -1,0 +1,151 @@
+// `capibot run`'s composition, in process: a paper run on the embedded simulator over a recording
+// (trades, reconciles, reports ready, stops at the end of the data), the live-mode safety catch, and
+// the single-instance store lease.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { parseConfigText } from '../../src/config/load.ts';
+import { ConfigError, StoreError } from '../../src/core/errors.ts';
+import { runTrading } from '../../src/runner/runner.ts';
+import { SqliteStore } from '../../src/store/sqlite-store.ts';
+
+const RECORDING = resolve('test/fixtures/recordings/sim-small.ndjson');
+const CHURN = resolve('test/fixtures/strategies/churn.ts');
+
+let dir: string | undefined;
+afterEach(() => {
+  if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+  dir = undefined;
+});
+
+function paperConfig(store: string, extra: string[] = []): ReturnType<typeof parseConfigText> {
+  const yaml = [
+    'mode: paper',
+    'store:',
+    `  path: ${store}`,
+    'strategies:',
+    '  - id: churn',
+    `    file: ${CHURN}`,
+    'paper:',
+    '  venue: embedded',
+    '  source: recording',
+    `  data: ${RECORDING}`,
+    '  clock: realtime',
+    '  speed: 4',
+    'polling:',
+    '  tickersMs: 150',
+    '  fillsMs: 200',
+    '  historyMs: 300',
+    '  staleAfterMs: 2000',
+    'metrics:',
+    '  port: 0',
+    'shutdown:',
+    '  drainDeadlineMs: 1000',
+    ...extra,
+    '',
+  ].join('\n');
+  return parseConfigText(yaml, 'test.yaml', {});
+}
+
+describe('capibot run (in process)', () => {
+  it('trades on the embedded simulator, is ready while running, and stops when the recording ends', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'capibot-run-'));
+    const store = join(dir, 'store.sqlite');
+    const lines: string[] = [];
+    const readyAnswers: number[] = [];
+    let metricsText = '';
+    const probe = async (line: string): Promise<void> => {
+      const m = /metrics on (http:\/\/[^/]+)\/metrics/.exec(line);
+      if (m?.[1] === undefined) return;
+      const base = m[1];
+      for (let i = 0; i < 40; i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        const res = await fetch(`${base}/ready`).catch(() => undefined);
+        if (res === undefined) return;
+        readyAnswers.push(res.status);
+        if (res.status === 200) {
+          metricsText = await (await fetch(`${base}/metrics`)).text();
+          return;
+        }
+      }
+    };
+    const probes: Promise<void>[] = [];
+    const result = await runTrading({
+      config: paperConfig(store),
+      env: {},
+      live: false,
+      signals: false,
+      logger: { level: 'silent' },
+      say: (line) => {
+        lines.push(line);
+        probes.push(probe(line));
+      },
+    });
+    await Promise.all(probes);
+    expect(result).toMatchObject({ exitCode: 0, reason: 'the recording ended' });
+    expect(readyAnswers).toContain(200);
+    expect(metricsText).toMatch(/capibot_/);
+    expect(lines.some((l) => l.startsWith('capibot run: trading (paper, paper-embedded-recording)'))).toBe(
+      true,
+    );
+
+    const s = new SqliteStore({ path: store, lease: false });
+    try {
+      const orders = s.allOrders();
+      expect(orders.length).toBeGreaterThan(3);
+      const filledQty = orders.reduce((q, o) => q.plus(o.filledQty), orders[0]!.filledQty.times(0));
+      const fillQty = s.allFills().reduce((q, f) => q.plus(f.size), filledQty.times(0));
+      expect(fillQty.eq(filledQty)).toBe(true);
+      expect(s.allFills().every((f) => f.clientOid !== undefined)).toBe(true);
+    } finally {
+      s.close();
+    }
+  }, 20_000);
+
+  it('refuses live mode without --live, and --live with a paper config (exit 2, nothing started)', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'capibot-run-'));
+    const live = parseConfigText(
+      [
+        'mode: live',
+        'strategies:',
+        '  - id: churn',
+        `    file: ${CHURN}`,
+        'metrics:',
+        '  enabled: false',
+        '',
+      ].join('\n'),
+      'live.yaml',
+      {},
+    );
+    await expect(runTrading({ config: live, env: {}, live: false, signals: false })).rejects.toThrow(
+      /--live/,
+    );
+    await expect(runTrading({ config: live, env: {}, live: true, signals: false })).rejects.toThrow(
+      ConfigError,
+    );
+    const paper = paperConfig(join(dir, 'store.sqlite'));
+    await expect(runTrading({ config: paper, env: {}, live: true, signals: false })).rejects.toThrow(
+      /mode: paper/,
+    );
+  });
+
+  it('a second runner on the same store refuses to start', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'capibot-run-'));
+    const store = join(dir, 'store.sqlite');
+    const holder = new SqliteStore({ path: store });
+    try {
+      await expect(
+        runTrading({
+          config: paperConfig(store, []),
+          env: {},
+          live: false,
+          signals: false,
+          logger: { level: 'silent' },
+        }),
+      ).rejects.toThrow(StoreError);
+    } finally {
+      holder.close();
+    }
+  });
+});
