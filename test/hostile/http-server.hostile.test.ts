@@ -42,7 +42,7 @@ const ENTRY = {
   size: dec('0.01'),
   price: dec('90000'),
 } as const;
-const TIMEOUTS: TransportTimeouts = { connectMs: 1_000, headersMs: 600, bodyMs: 600 };
+const TIMEOUTS: TransportTimeouts = { connectMs: 1_000, headersMs: 600, bodyMs: 600, totalMs: 1_200 };
 /**
  * For the servers that stall: shorter timeouts (undici runs its header/body timers at ~1 s
  * resolution, so a stalled attempt still takes about a second) and one attempt for reads, so that

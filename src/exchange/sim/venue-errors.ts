@@ -1,6 +1,9 @@
 // The simulator's refusals, in the venue's code space (weex-facts.md §4.2): string codes, HTTP 400
-// except 403 for 40022 and 429 for "429". One constructor per situation keeps messages uniform.
+// except 403 for 40022 and 429 for "429". Messages and HTTP statuses of the documented codes come
+// from the one venue table the client classifies with (../weex/venue-errors.ts), so the simulator and
+// the client cannot disagree; the constructors below add the live wording of business rejections.
 import { decToString, type Dec } from '../../core/decimal.ts';
+import { RATE_LIMIT_CODE, VENUE_ERRORS } from '../weex/venue-errors.ts';
 
 export interface VenueReject {
   readonly code: string;
@@ -8,26 +11,27 @@ export interface VenueReject {
 }
 
 export function httpStatusOf(code: string): number {
-  if (code === '429') return 429;
-  if (code === '40022') return 403;
-  return 400;
+  if (code === RATE_LIMIT_CODE) return 429;
+  return VENUE_ERRORS[code]?.httpStatus ?? 400;
 }
 
 const r = (code: string, msg: string): VenueReject => ({ code, msg });
+/** A documented code with its official message. */
+const documented = (code: string): VenueReject => r(code, VENUE_ERRORS[code]?.message ?? code);
 
 export const REJECT = {
-  missingKey: r('40001', 'Header "ACCESS_KEY" is required'),
-  missingSign: r('40002', 'Header "ACCESS_SIGN" is required'),
-  missingTimestamp: r('40003', 'Header "ACCESS_TIMESTAMP" is required'),
-  badTimestamp: r('40005', 'Invalid ACCESS_TIMESTAMP'),
-  badKey: r('40006', 'Invalid ACCESS_KEY'),
-  badContentType: r('40007', 'Invalid Content_Type, use "application/json" format'),
-  expired: r('40008', 'Request timestamp expired'),
-  badSign: r('40009', 'API verification failed'),
-  missingPassphrase: r('40011', 'Header "ACCESS_PASSPHRASE" is required'),
-  badPassphrase: r('40012', 'Incorrect API key/Passphrase'),
-  tooMany: r('429', 'Too many requests'),
-  orderNotFound: r('50005', 'Order does not exist'),
+  missingKey: documented('40001'),
+  missingSign: documented('40002'),
+  missingTimestamp: documented('40003'),
+  badTimestamp: documented('40005'),
+  badKey: documented('40006'),
+  badContentType: documented('40007'),
+  expired: documented('40008'),
+  badSign: documented('40009'),
+  missingPassphrase: documented('40011'),
+  badPassphrase: documented('40012'),
+  tooMany: r(RATE_LIMIT_CODE, 'Too many requests'),
+  orderNotFound: documented('50005'),
   validation: (detail?: string) =>
     r('40017', detail ? `Parameter validation failed: ${detail}` : 'Parameter validation failed'),
   empty: (name: string) => r('40019', `Parameter ${name} cannot be empty`),
