@@ -29,12 +29,11 @@ export async function main(argv: readonly string[]): Promise<number> {
     return exitCode;
   } catch (err) {
     if (err instanceof CommanderError) {
-      // --help and --version are successes; everything else commander rejects is bad usage.
-      if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') return 0;
+      // --help and --version are successes; everything else commander rejects (including a command
+      // group called without its subcommand, which shows the help as an error) is bad usage.
+      if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version') return 0;
       return 2;
     }
     return reportError(err);
   }
 }
-
-process.exitCode = await main(process.argv);
