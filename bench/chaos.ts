@@ -13,7 +13,8 @@
 //      bench/chaos/compare.ts) → one JSON object on stdout; exit 0 iff `ok`.
 //
 // Same seed → same fault dice and kill schedule; where a kill lands in the runner's life varies with
-// timing. Without --json a short summary goes to stderr. The temp dir (configs, store, logs) is removed
+// timing. Without --json a short summary goes to stderr (`npm run -s chaos -- --json` keeps npm's own
+// banner off stdout too, for scripts). The temp dir (configs, store, logs) is removed
 // unless the run failed or --keep is given.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -41,7 +42,8 @@ const STRATEGY = 'bench/chaos/storm-strategy.ts';
 const SPEED = 2;
 /** Trading time of the settle run: past the unknown-grace period, with room for late fills. */
 const SETTLE_S = UNKNOWN_GRACE_MS / 1000 + 8;
-const SETTLE_ATTEMPTS = 3;
+/** A start can fail on a lost reply to its first reads (the runner then exits 1): try again. */
+const SETTLE_ATTEMPTS = 5;
 /** Exchange fills this recent (market ms) at the end may not have been seen yet; they are left out. */
 const FILL_CUTOFF_MARGIN_MS = 10_000;
 
@@ -295,6 +297,7 @@ async function main(): Promise<number> {
       ordersAtExchange: c.ordersAtExchange,
       fills: c.fillsAtExchange,
       faultsInjected: exchange.stats.faults,
+      // Every SIGKILL of the chaos phase is followed by a restart (the next runner or the settle run).
       restarts: kills,
       duplicateOrders: c.duplicateOrders,
       lostOrders: c.lostOrders,
@@ -327,8 +330,10 @@ async function main(): Promise<number> {
         (settle.exit === 'hung' || settle.exit.code !== 0 ? ', settle run FAILED' : '') +
         ` → ${ok ? 'OK' : 'FAILED'}`,
     );
-    if (keep) chaos.say(`configs, store and logs kept in ${chaos.dir}`);
-    else rmSync(chaos.dir, { recursive: true, force: true });
+    if (keep) {
+      writeFileSync(join(chaos.dir, 'exchange.json'), JSON.stringify(exchange, null, 1));
+      chaos.say(`configs, store, logs and the exchange's orders and fills kept in ${chaos.dir}`);
+    } else rmSync(chaos.dir, { recursive: true, force: true });
     return ok ? 0 : 1;
   } catch (e) {
     await chaos.shutdown();

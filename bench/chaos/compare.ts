@@ -160,7 +160,8 @@ export function compare(input: CompareInput): Comparison {
     if (s.reason !== null && /already used/i.test(s.reason)) resentPlacements.add(s.clientOid);
     const x = exByOid.get(s.clientOid)?.[0];
     if (UNSETTLED_IN_STORE.has(s.status)) {
-      unsettled.add(s.clientOid);
+      // Whether the exchange has it tells "never found" from "never declared lost".
+      unsettled.add(`${s.clientOid}(${x === undefined ? 'absent' : `exchange:${x.status}`})`);
       continue;
     }
     if (x === undefined) {

@@ -133,6 +133,8 @@ export interface ExchangeOrderRow {
   readonly status: string;
   readonly size: string;
   readonly filledQty: string;
+  /** Market time of the placement (epoch ms of the recording). */
+  readonly createTime: number;
 }
 
 export interface ExchangeFillRow {
@@ -167,6 +169,7 @@ const wireOrder = z.object({
   status: z.string(),
   size: z.string(),
   filled_qty: z.string(),
+  createTime: z.union([z.number(), z.string().transform(Number)]),
 });
 const wireFill = z.object({
   tradeId: idText,
@@ -202,6 +205,7 @@ export async function readExchange(baseUrl: string): Promise<ExchangeSnapshot> {
       status: o.status,
       size: o.size,
       filledQty: o.filled_qty,
+      createTime: o.createTime,
     })),
     fills: fills.map((f) => ({
       tradeId: f.tradeId,

@@ -47,13 +47,16 @@ export async function createRunFolder(root: string, at: Date, suffix = ''): Prom
  * Points `<dirname(runDir)>/latest` at `runDir`. Returns how: a symlink, or a copy where symlinks
  * fail. Readers never see a missing `latest` in the symlink case (rename over the old link).
  */
-export async function pointLatest(runDir: string): Promise<'symlink' | 'copy'> {
+export async function pointLatest(
+  runDir: string,
+  link: (target: string, path: string, type: 'dir') => Promise<void> = symlink,
+): Promise<'symlink' | 'copy'> {
   const root = dirname(runDir);
   const latest = join(root, LATEST);
   const tmp = join(root, `.${LATEST}-${process.pid}.tmp`);
   await rm(tmp, { recursive: true, force: true });
   try {
-    await symlink(basename(runDir), tmp, 'dir');
+    await link(basename(runDir), tmp, 'dir');
     // A real folder named latest (from an earlier copy) cannot be renamed over: remove it first.
     if (await exists(latest)) {
       const st = await lstat(latest);

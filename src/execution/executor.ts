@@ -24,6 +24,7 @@ import { ENDPOINTS, type EndpointId } from '../core/endpoints.ts';
 import type { OrderEvent } from '../core/events.ts';
 import type { ClientOid } from '../core/ids.ts';
 import type { PlaceOutcome } from '../core/reports.ts';
+import { TransportError } from '../core/errors.ts';
 import {
   DEFAULT_EXECUTOR_OPTIONS,
   JOB_PRIORITY,
@@ -70,6 +71,8 @@ export class Executor {
   readonly #log: Logger;
   readonly #opts: ExecutorOptions;
   readonly #queue = new PQueue({ concurrency: 1 });
+  /** Jobs added to the p-queue that have not started: settled by stop(), which clear() would strand. */
+  readonly #queuedJobs = new Set<Job>();
 
   #budget: BudgetState;
   readonly #pool = new PlacementPool();
@@ -164,7 +167,7 @@ export class Executor {
     if (!ENDPOINTS[endpoint].idempotent) throw new RangeError(`${endpoint} is not a read`);
     return new Promise<T>((resolve, reject) => {
       if (this.#stopped) {
-        reject(new Error('the executor is stopped'));
+        reject(new TransportError(`${endpoint}: not sent, the executor is stopped`, endpoint));
         return;
       }
       this.#enqueue({ kind: 'read', endpoint, run, resolve: (v) => resolve(v as T), reject, attempts: 0 });
@@ -278,7 +281,11 @@ export class Executor {
     for (const c of this.#retryTimers) c();
     this.#retryTimers.clear();
     this.#retrying = 0;
+    // p-queue's clear() drops queued closures without running them: settle their jobs here, so no
+    // caller of read() waits forever.
     this.#queue.clear();
+    for (const job of this.#queuedJobs) this.#abandon(job);
+    this.#queuedJobs.clear();
     this.#placeJobQueued = false;
     const unsent = this.#pool.clear();
     this.#cancelKeys.clear();
@@ -316,7 +323,16 @@ export class Executor {
 
   #enqueue(job: Job): void {
     const priority = JOB_PRIORITY[job.kind];
-    this.#queue.add(() => this.#dispatch(job), { priority }).catch((e: unknown) => this.#fail(e));
+    this.#queuedJobs.add(job);
+    this.#queue
+      .add(
+        () => {
+          this.#queuedJobs.delete(job);
+          return this.#dispatch(job);
+        },
+        { priority },
+      )
+      .catch((e: unknown) => this.#fail(e));
     // A parked dispatch of lower priority gives way (it re-queues itself).
     if (this.#wake !== undefined && priority > this.#runningPriority) this.#wake();
   }
@@ -378,8 +394,11 @@ export class Executor {
     });
   }
 
+  /** A job that will never run: a read's caller learns it was not sent (safe to try elsewhere). */
   #abandon(job: Job): void {
-    if (job.kind === 'read') job.reject(new Error('the executor is stopped'));
+    if (job.kind === 'read') {
+      job.reject(new TransportError(`${job.endpoint}: not sent, the executor is stopped`, job.endpoint));
+    }
   }
 
   #prepare(job: Job): Prepared | undefined {

@@ -5,9 +5,9 @@
 import type { Logger } from 'pino';
 import type { EndpointId } from '../core/endpoints.ts';
 import type { SymbolId } from '../core/ids.ts';
-import type { Order } from '../core/orders.ts';
+import { isTerminal, type Order } from '../core/orders.ts';
 import type { FillReport, OrderReport, PlanReport } from '../core/reports.ts';
-import type { ExchangePort } from '../exchange/port.ts';
+import type { ExchangePort, HistoryQuery } from '../exchange/port.ts';
 import {
   afterFillsPage,
   beginFillsPoll,
@@ -86,6 +86,13 @@ export interface FetchedHistory {
 /**
  * One history query per symbol (configured symbols and those of non-terminal orders), each reaching
  * back to the oldest non-terminal order of its symbol.
+ *
+ * Coverage (what the kernel may declare lost on): only symbols with a non-terminal order hold anything
+ * that could be declared lost, so only their windows count — a busy symbol's full look-back page must
+ * not stop an unknown order of another symbol from ever being settled. And when a symbol's page comes
+ * back full because the look-back made its window wider than its pending orders need, it is asked
+ * again for just their span (the oldest one's creation minus the skew margin): fewer rows, so that page
+ * may prove what the wide one could not. (Both found by the chaos run, bench/chaos.ts.)
  */
 export async function fetchHistory(
   read: ReadThrough,
@@ -96,12 +103,27 @@ export async function fetchHistory(
   now: number,
 ): Promise<FetchedHistory> {
   const queries = historyQueries(openOrders, symbols, cfg, now);
+  const pendingSince = new Map<SymbolId, number>();
+  for (const o of openOrders) {
+    if (isTerminal(o.status)) continue;
+    const start = Math.trunc(o.createdAt - cfg.skewMs);
+    pendingSince.set(o.symbol, Math.min(pendingSince.get(o.symbol) ?? start, start));
+  }
   const reports: OrderReport[] = [];
   const coverages: number[] = [];
   for (const q of queries) {
     const rows = await read('history', () => port.history(q));
     reports.push(...rows);
-    coverages.push(historyCoverage(q, rows.length, now));
+    const start = q.symbol !== undefined ? pendingSince.get(q.symbol) : undefined;
+    if (q.symbol !== undefined && start === undefined) continue;
+    let coverage = historyCoverage(q, rows.length, now);
+    if (coverage > now && start !== undefined && q.createDate !== undefined && start > q.createDate) {
+      const narrow: HistoryQuery = { ...q, createDate: start };
+      const more = await read('history', () => port.history(narrow));
+      reports.push(...more);
+      coverage = historyCoverage(narrow, more.length, now);
+    }
+    coverages.push(coverage);
   }
   return { reports, coversSince: combinedCoverage(coverages, now) };
 }

@@ -41,6 +41,8 @@ export interface RecoveryDeps {
   readonly retryDelayMs?: number;
   /** How long start-up cancels may take. Default 10 000 ms. */
   readonly cancelDeadlineMs?: number;
+  /** True once a stop was requested: no further attempt is made. */
+  readonly stopping?: () => boolean;
 }
 
 export interface RecoveryReport {
@@ -134,7 +136,7 @@ async function reconcileWithRetries(d: RecoveryDeps): Promise<RoundResult> {
     try {
       return await d.reconciler.reconcileOnce();
     } catch (e) {
-      if (i >= attempts) throw e;
+      if (i >= attempts || d.stopping?.() === true) throw e;
       d.log.warn({ err: e, attempt: i, retryInMs: wait }, 'recovery: reconciliation failed; retrying');
       await delay(d.timers, wait);
       wait *= 2;

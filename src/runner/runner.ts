@@ -107,11 +107,14 @@ async function runWith(
     say(`metrics on ${obs.server.url}/metrics (health /health, readiness /ready)`);
 
   // A stop requested while starting up is honoured as soon as start-up can be left.
+  let stopRequested = false;
   let requestStop: (r: StopReason) => void = () => undefined;
   const stopped = new Promise<StopReason>((resolve) => {
-    requestStop = resolve;
+    requestStop = (r) => {
+      stopRequested = true;
+      resolve(r);
+    };
   });
-  let forced = false;
   const removeSignals =
     opts.signals === false
       ? () => undefined
@@ -121,7 +124,6 @@ async function runWith(
             requestStop({ kind: 'signal', signal });
           },
           onForce: (signal) => {
-            forced = true;
             log.error(
               { signal },
               'second signal: exiting now (the store is consistent: every commit is synchronous)',
@@ -152,14 +154,15 @@ async function runWith(
     await venue.prepare();
     const strategies = await loadConfiguredStrategies(config, opts.baseDir);
     const specs = await venue.specs();
+    const clock = venue.clock;
+    // Timers run on the wall clock (asyncScheduler), whatever the venue's clock says.
     const timers = schedulerTimers(asyncScheduler);
-    const wallTimers = timers;
     const hooks: { bridge?: MetricsBridge } = {};
     let lastFullRoundAt: number | undefined;
     session = createSession({
       port: venue.port,
       store,
-      clock: venue.clock,
+      clock,
       scheduler: asyncScheduler,
       timers,
       log: obs.logger,
@@ -177,10 +180,6 @@ async function runWith(
     hooks.bridge = bridge;
     engine.events$.subscribe((e) => {
       if (e.kind === 'EngineFailed') requestStop({ kind: 'failure', message: e.message });
-      else if (e.kind === 'StrategyDisabled')
-        log.warn({ strategy: e.strategy, reason: e.reason }, 'strategy disabled');
-      else if (e.kind === 'OrderLost')
-        log.error({ clientOid: e.clientOid, reason: e.reason }, 'order declared lost');
     });
 
     if (!venue.persistent) forgetEmbeddedOrders(session, store, venue, log);
@@ -194,7 +193,11 @@ async function runWith(
       wall: wallClock,
       log: obs.logger.child({ component: 'tickers' }),
       onTickers: (tickers) => {
-        for (const t of tickers) obs.metrics.tickerSeen(t.symbol, t.timestamp);
+        // Ticker age as the venue sees it, placed on the wall clock the metrics read at scrape time
+        // (a replaying sim's timestamps are in the recording's time).
+        const skew = wallClock.now() - clock.now();
+        for (const t of tickers) obs.metrics.tickerSeen(t.symbol, t.timestamp + skew);
+        bridge.tickers(tickers);
       },
     });
     let started = false;
@@ -207,20 +210,22 @@ async function runWith(
       ),
     );
 
-    const recovery = await Promise.race([
-      recover({
-        engine,
-        reconciler,
-        store,
-        clock: venue.clock,
-        timers: wallTimers,
-        log: obs.logger.child({ component: 'recovery' }),
-        cancelOnStart: config.orders.cancelOnStart,
-      }),
-      stopped,
-    ]);
+    const recovering = recover({
+      engine,
+      reconciler,
+      store,
+      clock,
+      timers,
+      log: obs.logger.child({ component: 'recovery' }),
+      cancelOnStart: config.orders.cancelOnStart,
+      stopping: () => stopRequested,
+    });
+    const recovery = await Promise.race([recovering, stopped]);
     if ('kind' in recovery) {
-      // Stopped before trading started: nothing was sent by strategies.
+      // Stopped before trading started (no strategy ever ran): cut the recovery's reads short and
+      // let whatever it had in flight finish before the store closes.
+      session.abortReads('stopped during start-up');
+      await recovering.catch(() => undefined);
       await engine.shutdown(0);
       return { exitCode: exitCodeOf(recovery), reason: describe(recovery) };
     }
@@ -259,9 +264,9 @@ async function runWith(
     const report = await shutdown({
       session,
       feed,
-      clock: venue.clock,
+      clock,
       wall: wallClock,
-      timers: wallTimers,
+      timers,
       log: obs.logger.child({ component: 'shutdown' }),
       cancelOpenOrders:
         config.orders.cancelOnExit || (reason.kind === 'signal' && config.shutdown.cancelOpenOrders),
@@ -269,7 +274,7 @@ async function runWith(
     });
     bridge.stop();
     say(`capibot run: stopped (${describe(reason)}); ${report.openOrders} order(s) left open`);
-    return { exitCode: forced ? 1 : exitCodeOf(reason), reason: describe(reason), shutdown: report };
+    return { exitCode: exitCodeOf(reason), reason: describe(reason), shutdown: report };
   } finally {
     // After a failure half-way through start-up nothing may keep running (timers, queued requests).
     session?.reconciler.stop();

@@ -1,5 +1,4 @@
-import { lstatSync, mkdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
-import { mkdtempSync } from 'node:fs';
+import { lstatSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -33,5 +32,19 @@ describe('report folders', () => {
     const a = await createRunFolder(root, new Date(0));
     await pointLatest(a);
     expect(lstatSync(join(root, 'latest')).isSymbolicLink()).toBe(true);
+  });
+
+  it('copies the run folder where symlinks cannot be made', async () => {
+    const root = join(mkdtempSync(join(tmpdir(), 'capibot-out-')), 'reports');
+    const a = await createRunFolder(root, new Date(0));
+    writeFileSync(join(a, 'report.json'), 'A');
+    const refuse = () => Promise.reject(Object.assign(new Error('EPERM'), { code: 'EPERM' }));
+    expect(await pointLatest(a, refuse)).toBe('copy');
+    expect(lstatSync(join(root, 'latest')).isDirectory()).toBe(true);
+    expect(readFileSync(join(root, 'latest', 'report.json'), 'utf8')).toBe('A');
+    const b = await createRunFolder(root, new Date(0));
+    writeFileSync(join(b, 'report.json'), 'B');
+    expect(await pointLatest(b, refuse)).toBe('copy');
+    expect(readFileSync(join(root, 'latest', 'report.json'), 'utf8')).toBe('B');
   });
 });

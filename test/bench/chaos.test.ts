@@ -38,6 +38,7 @@ const exOrder = (clientOid: string, o: Partial<ExchangeOrderRow> = {}): Exchange
   status: 'filled',
   size: '0.001000',
   filledQty: '0.001000',
+  createTime: 500,
   ...o,
 });
 

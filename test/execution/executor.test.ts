@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ENDPOINTS } from '../../src/core/endpoints.ts';
+import { TransportError } from '../../src/core/errors.ts';
 import { BTC, ETH } from '../helpers/market.ts';
 import { eventsOf, harness, oid, placement, runUntilEmpty } from '../helpers/executor-harness.ts';
 
@@ -293,5 +294,24 @@ describe('executor: withdraw, supersede, drain', () => {
       code: 'NOT_SENT',
     });
     expect(h.port.requests).toHaveLength(1);
+  });
+});
+
+describe('executor: stop', () => {
+  it('settles reads still waiting for budget when it stops (regression: they used to wait forever)', async () => {
+    // An IP budget of two tickers reads (weight 40 each): the third read waits for the window.
+    const h = harness({ budget: { ipWeightPerWindow: 80, uidWeightPerWindow: 1000, safetyMargin: 1 } });
+    const sent = [
+      h.ex.read('tickers', () => Promise.resolve(1)),
+      h.ex.read('tickers', () => Promise.resolve(2)),
+    ];
+    // The third read parks in the dispatcher; the fourth waits in the p-queue behind it.
+    const waiting = h.ex.read('tickers', () => Promise.resolve(3));
+    const queued = h.ex.read('fills', () => Promise.resolve(5));
+    expect(await Promise.all(sent)).toEqual([1, 2]);
+    h.ex.stop();
+    await expect(waiting).rejects.toBeInstanceOf(TransportError);
+    await expect(queued).rejects.toBeInstanceOf(TransportError);
+    await expect(h.ex.read('history', () => Promise.resolve(4))).rejects.toBeInstanceOf(TransportError);
   });
 });

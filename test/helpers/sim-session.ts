@@ -197,6 +197,8 @@ export class SimSession {
   cancelOnStart: boolean;
   /** The current incarnation has crashed (nothing of it may be awaited). */
   dead = false;
+  #died: Promise<void> = Promise.resolve();
+  #die: () => void = () => undefined;
 
   constructor(opts: SimSessionOptions = {}) {
     this.#opts = opts;
@@ -238,6 +240,9 @@ export class SimSession {
     const inner = this.#opts.wrapPort?.(this.sim) ?? this.sim;
     this.#port = new MortalPort(inner);
     this.dead = false;
+    this.#died = new Promise<void>((resolve) => {
+      this.#die = resolve;
+    });
     const control = this.control;
     const definition = defineStrategy({
       name: 'model-test',
@@ -287,21 +292,18 @@ export class SimSession {
       retryDelayMs: 500,
       attempts: 20,
     });
-    process.stderr.write('BOOT recovery\n');
     const report = await this.#drive(recovery);
-    process.stderr.write('BOOT recovered\n');
     this.lastRecovery = report;
     this.session.engine.start();
     this.session.reconciler.start();
-    process.stderr.write('BOOT settle\n');
     await this.settle();
-    process.stderr.write('BOOT done\n');
     return report;
   }
 
   /** The process vanishes: no request reaches the venue any more, no write reaches the store. */
   crash(): void {
     this.dead = true;
+    this.#die();
     this.#port.alive = false;
     this.#store.alive = false;
     this.session.reconciler.stop();
@@ -312,7 +314,8 @@ export class SimSession {
   async settle(): Promise<void> {
     for (let i = 0; i < 100; i++) {
       if (this.dead) return microtasks(8);
-      await this.session.engine.idle().catch(() => undefined);
+      // A crash may strike while waiting (inside a request): a dead engine never becomes idle.
+      await Promise.race([this.session.engine.idle().catch(() => undefined), this.#died]);
       await microtasks(8);
       if (this.session.engine.executor.isQuiescent()) return;
     }

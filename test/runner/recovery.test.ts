@@ -94,6 +94,43 @@ describe('restart recovery', () => {
     expect(x.sim.core.orders()).toHaveLength(0);
   });
 
+  it('unknown orders left by the crash: the one the exchange has is settled at start, the others are declared lost after the grace period', async () => {
+    const x = new SimSession({
+      faults: {
+        faults: [
+          // A lone order goes as placeOrder: processed, reply lost. Two together go as batchOrders: never processed.
+          { kind: 'responseLost', probability: 1, endpoints: ['placeOrder'] },
+          { kind: 'resetBeforeProcessing', probability: 1, endpoints: ['batchOrders'] },
+        ],
+      },
+    });
+    s = x;
+    await x.boot();
+    x.control.wishes.push((ctx) =>
+      ctx.place({ symbol: BTC, side: 'open_long', size: '0.001', price: '59995' }),
+    );
+    await x.tick();
+    x.control.wishes.push((ctx) => [
+      ctx.place({ symbol: BTC, side: 'open_long', size: '0.001', price: '59990' }),
+      ctx.place({ symbol: BTC, side: 'open_long', size: '0.001', price: '59985' }),
+    ]);
+    await x.tick();
+    const [found, lost1, lost2] = x.store.allOrders();
+    expect(x.store.allOrders().map((o) => o.status)).toEqual(['unknown', 'unknown', 'unknown']);
+    x.crash();
+
+    const report = await x.boot();
+    expect(x.store.getOrder(found!.clientOid)?.orderId).toBe(
+      x.sim.core.orderByClientOid(found!.clientOid)?.orderId,
+    );
+    expect(x.store.getOrder(found!.clientOid)?.status).toBe('open');
+    expect([...report.unsettled].sort()).toEqual([lost1!.clientOid, lost2!.clientOid].sort());
+    await x.advance(25_000);
+    expect(x.store.getOrder(lost1!.clientOid)?.status).toBe('rejected');
+    expect(x.store.getOrder(lost2!.clientOid)?.status).toBe('rejected');
+    expect(x.sim.core.orders()).toHaveLength(1);
+  });
+
   it('an order still created at the crash never left: it is rejected locally, never sent after the restart', async () => {
     const x = new SimSession();
     s = x;

@@ -32,7 +32,7 @@ function paperConfig(store: string, extra: string[] = []): ReturnType<typeof par
     '  source: recording',
     `  data: ${RECORDING}`,
     '  clock: realtime',
-    '  speed: 4',
+    '  speed: 2',
     'polling:',
     '  tickersMs: 150',
     '  fillsMs: 200',
@@ -64,10 +64,14 @@ describe('capibot run (in process)', () => {
         const res = await fetch(`${base}/ready`).catch(() => undefined);
         if (res === undefined) return;
         readyAnswers.push(res.status);
-        if (res.status === 200) {
+        if (res.status !== 200) continue;
+        // Ready; fills and their PnL show up in the metrics within a sample or two.
+        for (let j = 0; j < 20; j++) {
           metricsText = await (await fetch(`${base}/metrics`)).text();
-          return;
+          if (/capibot_pnl_realized\{/.test(metricsText)) return;
+          await new Promise((r) => setTimeout(r, 100));
         }
+        return;
       }
     };
     const probes: Promise<void>[] = [];
@@ -85,7 +89,8 @@ describe('capibot run (in process)', () => {
     await Promise.all(probes);
     expect(result).toMatchObject({ exitCode: 0, reason: 'the recording ended' });
     expect(readyAnswers).toContain(200);
-    expect(metricsText).toMatch(/capibot_/);
+    expect(metricsText).toMatch(/capibot_last_reconcile_timestamp_seconds [1-9]/);
+    expect(metricsText).toMatch(/capibot_pnl_realized\{[^}]*strategy="churn"[^}]*symbol="cmt_btcusdt"/);
     expect(lines.some((l) => l.startsWith('capibot run: trading (paper, paper-embedded-recording)'))).toBe(
       true,
     );
