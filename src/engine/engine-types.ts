@@ -37,7 +37,10 @@ export interface EngineOptions {
   readonly executor?: Partial<ExecutorOptions>;
   /** Cancel the open orders of a strategy that gets disabled. Default true. */
   readonly cancelOnDisable?: boolean;
-  /** When set, `start()` also pulses strategy timers every this many ms of scheduler time. */
+  /**
+   * When set, `start()` also pulses strategy timers every this many ms of scheduler time (only when
+   * some strategy declares `timerIntervalMs`: otherwise no pulse would reach anyone).
+   */
   readonly timerPulseMs?: number;
   /**
    * After the exchange answered a cancel with "order does not exist", further cancels of that order

@@ -160,8 +160,11 @@ class EngineImpl implements Engine {
         }),
       );
     }
+    // Pulses only feed strategy timers: with no strategy declaring one, nothing would listen (and in
+    // virtual time every pulse is an instant to settle).
     const pulseMs = this.#deps.options?.timerPulseMs;
-    if (pulseMs !== undefined) {
+    const timed = this.strategies.some((s) => s.instance.timerIntervalMs !== undefined);
+    if (pulseMs !== undefined && timed) {
       this.#subscriptions.push(
         interval(pulseMs, this.#deps.scheduler).subscribe(() =>
           this.#trampoline.run(() => this.#pulses.next(this.#clock.now())),

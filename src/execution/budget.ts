@@ -2,8 +2,8 @@
 //
 // Three pools, all rolling windows over the requests granted so far (core/sliding-window.ts):
 // - IP weight and UID weight: each ≤ floor(limit × safetyMargin × factor) per `windowMs` (10 s);
-// - order requests (endpoints with `orderRateCapped`: placeOrder, cancel_order): ≤ floor(cap × factor)
-//   per `orderRateWindowMs` (1 s).
+// - order requests (endpoints with `orderRateCapped`: placeOrder, cancel_order):
+//   ≤ floor(cap × safetyMargin × factor) per `orderRateWindowMs` (1 s), i.e. 9 of the venue's 10.
 // Every window is counted `guardMs` longer than the exchange's, so the jitter between the moment we
 // grant a request and the moment the exchange counts it cannot push two grants into one of its windows.
 //
@@ -119,7 +119,7 @@ export function effectiveLimits(
   return {
     ip: Math.max(1, floorLimit(config.ipWeightPerWindow * config.safetyMargin * factor)),
     uid: Math.max(1, floorLimit(config.uidWeightPerWindow * config.safetyMargin * factor)),
-    orderRate: Math.max(1, floorLimit(config.orderRequestsPerSecond * factor)),
+    orderRate: Math.max(1, floorLimit(config.orderRequestsPerSecond * config.safetyMargin * factor)),
   };
 }
 

@@ -32,11 +32,29 @@ export interface CommitOptions {
   readonly meta?: Readonly<Record<string, string>>;
 }
 
+/**
+ * True when committing `out` would write nothing: no adopted order, fill, attribution or event, and
+ * every meta value already stored as is (an unchanged cursor needs no write).
+ */
+function writesNothing(
+  store: OrderStore,
+  out: ReconcileOutput,
+  meta: Readonly<Record<string, string>>,
+): boolean {
+  if (out.adopted.length > 0 || out.newFills.length > 0 || out.attributed.length > 0 || out.events.length > 0)
+    return false;
+  for (const [k, v] of Object.entries(meta)) if (store.getMeta(k) !== v) return false;
+  return true;
+}
+
 export function commitReconcile(
   store: OrderStore,
   out: ReconcileOutput,
   opts: CommitOptions,
 ): CommittedReconcile {
+  // A round that changed nothing (the common case while idle) opens no transaction.
+  if (writesNothing(store, out, opts.meta ?? {}))
+    return { changed: [], anomalies: [], fillsRecorded: 0, orphanEvents: 0 };
   return store.transaction(() => {
     const working = new Map<ClientOid, Order>();
     const dirty = new Set<ClientOid>();

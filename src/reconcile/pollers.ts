@@ -90,6 +90,8 @@ export class Reconciler {
   readonly #d: ReconcilerDeps;
   #queue: Promise<unknown> = Promise.resolve();
   #pending = 0;
+  /** Loop ticks between their timer firing and their next round being scheduled. */
+  #ticking = 0;
   #running = false;
   readonly #timers = new Map<Loop, { cancel: CancelTimer; due: number }>();
   #lastActivityAt: number | undefined;
@@ -124,9 +126,9 @@ export class Reconciler {
     this.#timers.clear();
   }
 
-  /** True while a round (or plan poll) is running or queued. */
+  /** True while a round (or plan poll) is running or queued, or a loop has yet to schedule its next one. */
   get busy(): boolean {
-    return this.#pending > 0;
+    return this.#pending > 0 || this.#ticking > 0;
   }
 
   /** Resolves when no round is running or queued. */
@@ -184,13 +186,20 @@ export class Reconciler {
 
   async #tick(loop: Loop): Promise<void> {
     if (!this.#running) return;
+    // Counted as busy until the next round is scheduled: whoever waits for the pollers to settle
+    // (virtual time) must not let time pass before the next interval starts from this round's end.
+    this.#ticking++;
     try {
       if (loop === 'plans') await this.#exclusive(() => this.#plans(this.#d.read));
       else await this.#exclusive(() => this.#round(loop, this.#d.read));
     } catch {
       // Logged and counted by the round; the loop goes on.
     }
-    if (this.#running && !this.#timers.has(loop)) this.#schedule(loop, this.#intervalOf(loop));
+    try {
+      if (this.#running && !this.#timers.has(loop)) this.#schedule(loop, this.#intervalOf(loop));
+    } finally {
+      this.#ticking--;
+    }
   }
 
   #intervalOf(loop: Loop): number {

@@ -114,6 +114,13 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 3,
+    name: 'orders by update time (reconcile input: recently updated terminal orders)',
+    sql: `
+      CREATE INDEX orders_by_updated_at ON orders (updated_at);
+    `,
+  },
 ];
 
 /** Highest schema version this build knows. */

@@ -125,12 +125,14 @@ describe('budget: never exceeded', () => {
 });
 
 describe('budget: readable cases', () => {
-  it('applies the safety margin: 900 of 1000 per 10 s, and caps order requests at 10 per second', () => {
+  // The margin applies to the 10 req/s order cap too (9 per second): arrival jitter at the exchange
+  // above the 50 ms guard otherwise meets 429s on cancel bursts (seen over loopback under load).
+  it('applies the safety margin: 900 of 1000 per 10 s, and 9 of 10 order requests per second', () => {
     const s = createBudget();
     const u = usage(s, 0);
     expect(u.ip).toEqual({ used: 0, limit: 900, remaining: 900 });
     expect(u.uid.limit).toBe(900);
-    expect(u.orderRate.limit).toBe(10);
+    expect(u.orderRate.limit).toBe(9);
   });
 
   it('grants batchOrders until the UID pool is spent, then names the wait until the oldest expires', () => {

@@ -248,7 +248,7 @@ describe('SqliteStore across reopen', () => {
     const journal = db.pragma('journal_mode', { simple: true });
     const count = db.prepare('SELECT count(*) FROM orders').pluck().get();
     db.close();
-    expect(versions).toEqual([1, 2]);
+    expect(versions).toEqual([1, 2, 3]);
     expect(journal).toBe('wal');
     expect(count).toBe(1);
   });

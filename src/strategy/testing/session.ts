@@ -143,9 +143,14 @@ export class Session {
 
   /**
    * Waits until nothing can happen without time passing: the engine is idle and reconciliation is
-   * either idle or waiting for weight budget. Rethrows an engine failure.
+   * either idle or waiting for weight budget (or a retry delay). Rethrows an engine failure.
+   *
+   * A round between two reads holds no executor work: it is running on promise callbacks, however
+   * many turns that takes, so it is waited for (time passing meanwhile would make the round end, and
+   * its next one start, later than it would live).
    */
   async settle(): Promise<void> {
+    const x = this.engine.executor;
     for (let i = 0; i < 10_000; i++) {
       await this.engine.idle();
       if (!this.reconciler.busy) return;
@@ -153,7 +158,7 @@ export class Session {
       await microtasks(16);
       await this.engine.idle();
       if (!this.reconciler.busy) return;
-      if (this.#requests() === before && this.engine.executor.isQuiescent()) return;
+      if (this.#requests() === before && x.isQuiescent() && !x.isEmpty()) return;
     }
   }
 
