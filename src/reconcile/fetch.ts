@@ -81,6 +81,8 @@ export interface FetchedHistory {
   readonly reports: readonly OrderReport[];
   /** For the kernel's `historyCoversSince`: from when the rows are known to be complete. */
   readonly coversSince: number;
+  /** The same per symbol that holds pending orders (the kernel's `historyCoversSinceBySymbol`). */
+  readonly coversSinceBySymbol: ReadonlyMap<SymbolId, number>;
 }
 
 /**
@@ -111,6 +113,7 @@ export async function fetchHistory(
   }
   const reports: OrderReport[] = [];
   const coverages: number[] = [];
+  const bySymbol = new Map<SymbolId, number>();
   for (const q of queries) {
     const rows = await read('history', () => port.history(q));
     reports.push(...rows);
@@ -124,8 +127,9 @@ export async function fetchHistory(
       coverage = historyCoverage(narrow, more.length, now);
     }
     coverages.push(coverage);
+    if (q.symbol !== undefined) bySymbol.set(q.symbol, coverage);
   }
-  return { reports, coversSince: combinedCoverage(coverages, now) };
+  return { reports, coversSince: combinedCoverage(coverages, now), coversSinceBySymbol: bySymbol };
 }
 
 export interface FetchedPlans {

@@ -25,7 +25,7 @@
 // `events` in order through applyOrderEvent (src/core/order-reducer.ts), all in one store transaction.
 import { ZERO, type Dec } from '../core/decimal.ts';
 import type { OrderEvent } from '../core/events.ts';
-import type { ClientOid, OrderId, StrategyId, TradeId } from '../core/ids.ts';
+import type { ClientOid, OrderId, StrategyId, SymbolId, TradeId } from '../core/ids.ts';
 import {
   ORDER_SIDES,
   ORDER_TYPES,
@@ -67,6 +67,12 @@ export interface ReconcileInput {
    * a window that does not reach them proves nothing. Undefined: the rows cover every local order.
    */
   readonly historyCoversSince?: number;
+  /**
+   * The same bound per symbol, when the history was read per symbol: an order is judged by its own
+   * symbol's window (falling back to `historyCoversSince`), so one busy symbol whose page came back
+   * full cannot keep every other symbol's unknown orders from ever being settled.
+   */
+  readonly historyCoversSinceBySymbol?: ReadonlyMap<SymbolId, number>;
   /** Stored fills that have no client_oid yet (their order was unknown when they were recorded). */
   readonly unattributedFills?: readonly StoredFill[];
   /**
@@ -384,7 +390,8 @@ function lostEvent(
   if (order.orderId !== undefined || !MAY_BE_LOST.has(order.status)) return undefined;
   const silentFor = input.now - order.updatedAt;
   if (silentFor < input.graceMs) return undefined;
-  if (input.historyCoversSince !== undefined && order.createdAt < input.historyCoversSince) {
+  const coversSince = input.historyCoversSinceBySymbol?.get(order.symbol) ?? input.historyCoversSince;
+  if (coversSince !== undefined && order.createdAt < coversSince) {
     warnings.push({
       code: 'unsettled-outside-history',
       clientOid: order.clientOid,

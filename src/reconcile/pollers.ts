@@ -239,6 +239,7 @@ export class Reconciler {
       }
       let reports: Awaited<ReturnType<typeof fetchHistory>>['reports'] = [];
       let coversSince = Number.POSITIVE_INFINITY;
+      let coversSinceBySymbol: ReadonlyMap<SymbolId, number> | undefined;
       if (withHistory) {
         // Read the open orders again: the fills pages took time, orders may have been created since.
         const got = await fetchHistory(
@@ -251,12 +252,19 @@ export class Reconciler {
         );
         reports = got.reports;
         coversSince = got.coversSince;
+        coversSinceBySymbol = got.coversSinceBySymbol;
       }
       const now = d.clock.now();
       if (withHistory) meta[RECONCILE_META.lastReconciledAt] = String(now);
       const result = runRound(
         d.store,
-        { fills, reports, coversSince: withHistory ? coversSince : now + 1, meta },
+        {
+          fills,
+          reports,
+          coversSince: withHistory ? coversSince : now + 1,
+          ...(withHistory && coversSinceBySymbol !== undefined ? { coversSinceBySymbol } : {}),
+          meta,
+        },
         {
           now,
           graceMs: cfg.graceMs,

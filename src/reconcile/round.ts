@@ -3,7 +3,7 @@
 // metrics. Runs without awaiting anything, so the store snapshot the kernel reads is the one it
 // writes over: no executor event can slip in between.
 import type { Logger } from 'pino';
-import type { ClientOid, StrategyId, TradeId } from '../core/ids.ts';
+import type { ClientOid, StrategyId, SymbolId, TradeId } from '../core/ids.ts';
 import type { Order } from '../core/orders.ts';
 import type { FillReport, OrderReport } from '../core/reports.ts';
 import type { OrderStore, StoredFill } from '../store/port.ts';
@@ -15,6 +15,8 @@ export interface RoundInput {
   readonly reports: readonly OrderReport[];
   /** Kernel `historyCoversSince`; `now + 1` when no history was read (nothing may be declared lost). */
   readonly coversSince: number;
+  /** Kernel `historyCoversSinceBySymbol`, when the history was read per symbol. */
+  readonly coversSinceBySymbol?: ReadonlyMap<SymbolId, number>;
   /** Meta values committed with the result (cursors). */
   readonly meta: Readonly<Record<string, string>>;
 }
@@ -59,6 +61,9 @@ export function runRound(store: OrderStore, input: RoundInput, s: RoundSettings)
     strategies: s.strategies,
     isKnownOrder: (oid) => store.getOrder(oid) !== undefined,
     historyCoversSince: input.coversSince,
+    ...(input.coversSinceBySymbol !== undefined
+      ? { historyCoversSinceBySymbol: input.coversSinceBySymbol }
+      : {}),
     unattributedFills: unattributed,
     orderOf: (id) => store.getOrderByOrderId(id),
   });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { dec } from '../../src/core/decimal.ts';
 import type { OrderEvent } from '../../src/core/events.ts';
-import { clientOid, orderId, strategyId, tradeId, type TradeId } from '../../src/core/ids.ts';
+import { clientOid, orderId, strategyId, symbolId, tradeId, type TradeId } from '../../src/core/ids.ts';
 import { applyOrderEvent } from '../../src/core/order-reducer.ts';
 import type { Order } from '../../src/core/orders.ts';
 import { formatClientOid } from '../../src/execution/client-oid.ts';
@@ -85,6 +85,30 @@ describe('reconcile kernel: settling unknown orders', () => {
     const out = run({ orders: [unknown], now: T0 + GRACE * 2, historyCoversSince: T0 + 1 });
     expect(out.events).toEqual([]);
     expect(out.warnings.map((w) => w.code)).toEqual(['unsettled-outside-history']);
+  });
+
+  it("judges an order by its own symbol's history window: a busy symbol's full page blocks only itself", () => {
+    const unknown = localOrder(1, { status: 'unknown', createdAt: T0 });
+    const other = symbolId('cmt_othersymbol');
+    // The combined bound says "not covered", but this order's own symbol was read completely.
+    const covered = run({
+      orders: [unknown],
+      now: T0 + GRACE * 2,
+      historyCoversSince: T0 + GRACE * 3,
+      historyCoversSinceBySymbol: new Map([
+        [unknown.symbol, T0 - 1],
+        [other, T0 + GRACE * 3],
+      ]),
+    });
+    expect(kinds(covered.events)).toEqual(['OrderLost']);
+    // Its own symbol's page came back full: not covered, whatever the other symbols say.
+    const notCovered = run({
+      orders: [unknown],
+      now: T0 + GRACE * 2,
+      historyCoversSinceBySymbol: new Map([[unknown.symbol, T0 + 1]]),
+    });
+    expect(notCovered.events).toEqual([]);
+    expect(notCovered.warnings.map((w) => w.code)).toEqual(['unsettled-outside-history']);
   });
 
   it('never declares lost an order the exchange acknowledged (hummingbot#8457)', () => {
