@@ -18,6 +18,7 @@ import { z } from 'zod';
 import type { FillsQuery } from '../exchange/port.ts';
 import type { SymbolId } from '../core/ids.ts';
 import type { FillPage } from '../core/reports.ts';
+import { decodeMetaJson } from './meta-json.ts';
 
 export interface FillsCursor {
   /** Newest fill `createdTime` recorded so far. */
@@ -146,16 +147,9 @@ const cursorSchema = z.object({
 
 /** Meta-table text → cursor; unreadable text gives an empty cursor (the overlap + dedupe make that safe). */
 export function decodeFillsCursor(text: string | undefined): FillsCursor {
-  if (text === undefined) return {};
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch {
-    return {};
-  }
-  const parsed = cursorSchema.safeParse(raw);
-  if (!parsed.success) return {};
-  const { newestSeen, backfill } = parsed.data;
+  const parsed = decodeMetaJson(text, cursorSchema);
+  if (parsed === undefined) return {};
+  const { newestSeen, backfill } = parsed;
   return {
     ...(newestSeen !== undefined ? { newestSeen } : {}),
     ...(backfill !== undefined ? { backfill } : {}),
