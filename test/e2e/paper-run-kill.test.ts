@@ -15,6 +15,7 @@ import {
   startCli,
   startSim,
   tempDir,
+  until,
   writeConfig,
   type Running,
   type Sim,
@@ -28,15 +29,9 @@ let cfg: string;
 const ours = async (): Promise<{ client_oid?: string; status: string }[]> =>
   (await simOrders(sim.url)).filter((o) => o.client_oid?.startsWith('cb-grid-'));
 
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}\n${run.stderr()}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+/** Waits for `probe`, naming the runner's stderr on a timeout. */
+const waitFor = <T>(what: string, probe: () => Promise<T | undefined>, timeoutMs?: number): Promise<T> =>
+  until(what, probe, () => run.stderr(), timeoutMs);
 
 beforeAll(async () => {
   sim = await startSim(['--clock', 'realtime'], 'test/fixtures/recordings/wave-2sym-240s.ndjson');
@@ -76,7 +71,7 @@ afterAll(async () => {
 describe('capibot kill through a running capibot run', () => {
   it('halts the runner, cancels its orders at the venue, and a later run starts HALTED', async () => {
     const metricsUrl = (await run.waitFor(/metrics on (http:\/\/127\.0\.0\.1:\d+)\/metrics/))[1] as string;
-    await until('resting grid orders', async () => {
+    await waitFor('resting grid orders', async () => {
       const open = (await ours()).filter((o) => o.status === 'open');
       return open.length > 0 ? open : undefined;
     });

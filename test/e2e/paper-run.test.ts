@@ -15,6 +15,7 @@ import {
   startCli,
   startSim,
   tempDir,
+  until,
   writeConfig,
   type Running,
   type Sim,
@@ -29,15 +30,9 @@ let metricsUrl: string;
 let cfg: string;
 let storePath: string;
 
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}\n${run.stderr()}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+/** Waits for `probe`, naming the runner's stderr on a timeout. */
+const waitFor = <T>(what: string, probe: () => Promise<T | undefined>, timeoutMs?: number): Promise<T> =>
+  until(what, probe, () => run.stderr(), timeoutMs);
 
 beforeAll(async () => {
   sim = await startSim(['--clock', 'realtime'], WAVE);
@@ -84,13 +79,13 @@ afterAll(async () => {
 describe('capibot run (paper, against capibot sim)', () => {
   it('serves /health, /ready and /metrics while trading, then stops cleanly on SIGTERM', async () => {
     expect((await getJson(`${metricsUrl}/health`)).status).toBe(200);
-    await until('/ready', async () =>
+    await waitFor('/ready', async () =>
       (await getJson(`${metricsUrl}/ready`)).status === 200 ? true : undefined,
     );
     expect((await getJson(`${metricsUrl}/ready`)).json).toEqual({ ready: true });
 
     // The grid rests orders at the simulator.
-    await until('resting grid orders', async () => {
+    await waitFor('resting grid orders', async () => {
       const open = (await simOrders(sim.url)).filter(
         (o) => o.status === 'open' && o.client_oid?.startsWith('cb-grid-'),
       );

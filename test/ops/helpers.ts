@@ -195,3 +195,22 @@ export async function runInProcess(
   }
   return { code, stdout, stderr };
 }
+
+/**
+ * Polls `probe` every 100 ms until it returns a value; past `timeoutMs` fails naming `what`, with the
+ * runner's stderr (`context`) for the reader of the failure.
+ */
+export async function until<T>(
+  what: string,
+  probe: () => Promise<T | undefined>,
+  context: () => string,
+  timeoutMs = 15_000,
+): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await probe();
+    if (v !== undefined) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}\n${context()}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
