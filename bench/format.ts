@@ -41,7 +41,7 @@ export function renderTable(r: BenchResults): string {
   const machine =
     `Measured ${r.date.slice(0, 10)} by \`npm run bench\` on ${m.cpu} (${m.cores} cores, ${m.memoryGb} GB), ` +
     `Node ${m.node}, ${m.os}; 1-minute load average ${m.loadAverage1m} at the start. ` +
-    'Every figure with its detail: [`bench/results.json`](bench/results.json).';
+    'Every figure with its detail: `bench/results.json`, written by the run (generated, not committed).';
   return `${rows.join('\n')}\n\n${machine}`;
 }
 
