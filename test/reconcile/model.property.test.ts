@@ -15,6 +15,7 @@ import type { ExchangePort } from '../../src/exchange/port.ts';
 import type { FaultProfile } from '../../src/exchange/sim/faults.ts';
 import { BTC } from '../helpers/market.ts';
 import { SimSession } from '../helpers/sim-session.ts';
+import { wrapPlacements } from '../helpers/wrap-placements.ts';
 
 const FAULTS: FaultProfile = {
   faults: [
@@ -58,17 +59,7 @@ function crashable(real: { armed: Real['armed']; x?: SimSession }) {
       real.x?.crash();
       return r;
     };
-    return {
-      serverTime: () => p.serverTime(),
-      contracts: () => p.contracts(),
-      tickers: () => p.tickers(),
-      placeOrder: (a, b) => place(() => p.placeOrder(a, b)),
-      placeBatch: (a, b) => place(() => p.placeBatch(a, b)),
-      cancelOrder: (r) => p.cancelOrder(r),
-      fills: (q) => p.fills(q),
-      history: (q) => p.history(q),
-      planHistory: (q) => p.planHistory(q),
-    };
+    return wrapPlacements(p, place);
   };
 }
 

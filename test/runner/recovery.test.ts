@@ -8,6 +8,7 @@ import type { ExchangePort } from '../../src/exchange/port.ts';
 import { SqliteStore } from '../../src/store/sqlite-store.ts';
 import { BTC } from '../helpers/market.ts';
 import { SimSession, STRATEGY } from '../helpers/sim-session.ts';
+import { wrapPlacements } from '../helpers/wrap-placements.ts';
 
 let s: SimSession | undefined;
 afterEach(() => {
@@ -31,17 +32,7 @@ function crashingSession(when: 'before' | 'after'): { x: SimSession; arm: () => 
       box.x?.crash();
       return r;
     };
-    return {
-      serverTime: () => p.serverTime(),
-      contracts: () => p.contracts(),
-      tickers: () => p.tickers(),
-      placeOrder: (a, b) => place(() => p.placeOrder(a, b)),
-      placeBatch: (a, b) => place(() => p.placeBatch(a, b)),
-      cancelOrder: (r) => p.cancelOrder(r),
-      fills: (q) => p.fills(q),
-      history: (q) => p.history(q),
-      planHistory: (q) => p.planHistory(q),
-    };
+    return wrapPlacements(p, place);
   };
   const x = new SimSession({ wrapPort: wrap });
   box.x = x;
