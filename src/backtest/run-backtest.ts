@@ -41,6 +41,8 @@ export interface BacktestOptions {
    * reconciled. Default: twice the slower of polling.fillsMs and polling.historyMs.
    */
   readonly settleMs?: number;
+  /** Skip reconciliation rounds that cannot find anything (SessionOptions.skipIdleRounds). Default true. */
+  readonly skipIdleRounds?: boolean;
 }
 
 interface Sample {
@@ -91,6 +93,7 @@ export async function runBacktest(o: BacktestOptions): Promise<RunRecord> {
       config: harnessConfigOf(config),
       seed: BACKTEST_SEED,
       ...(o.log !== undefined ? { log: o.log } : {}),
+      ...(o.skipIdleRounds !== undefined ? { skipIdleRounds: o.skipIdleRounds } : {}),
     });
     try {
       return await replay(o, session, head.value, polls);

@@ -48,8 +48,31 @@ export function roundToStep(value: Dec, step: Dec, mode: RoundMode = 'nearest'):
   return value.div(step).round(0, rm).times(step);
 }
 
+/** The integer written by big.js coefficient digits, when it is at most 15 digits long. */
+function smallCoefficient(c: readonly number[]): number | undefined {
+  if (c.length > 15) return undefined;
+  let n = 0;
+  for (const d of c) n = n * 10 + d;
+  return n;
+}
+
 /** True when `value` is an exact multiple of `step`. */
 export function isMultipleOf(value: Dec, step: Dec): boolean {
+  // value = cv × 10^kv and step = cs × 10^ks with integer coefficients: when they are small, decide
+  // with exact integer arithmetic on numbers instead of big.js's division (many allocations).
+  const cv = smallCoefficient(value.c);
+  const cs = smallCoefficient(step.c);
+  if (cv !== undefined && cs !== undefined && cs !== 0) {
+    if (cv === 0) return true;
+    const shift = value.e - value.c.length + 1 - (step.e - step.c.length + 1);
+    if (shift >= 0 && shift <= 15) {
+      const scaled = cv * 10 ** shift;
+      if (Number.isSafeInteger(scaled)) return scaled % cs === 0;
+    } else if (shift < 0 && shift >= -15) {
+      const scaledStep = cs * 10 ** -shift;
+      if (Number.isSafeInteger(scaledStep)) return cv % scaledStep === 0;
+    }
+  }
   return value.mod(step).eq(0);
 }
 

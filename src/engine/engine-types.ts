@@ -9,6 +9,7 @@ import type { StrategyId, SymbolId } from '../core/ids.ts';
 import type { ContractSpec, Ticker } from '../core/market.ts';
 import type { Order } from '../core/orders.ts';
 import type { ExchangePort } from '../exchange/port.ts';
+import type { HistoryHeadroomConfig } from '../reconcile/history-headroom.ts';
 import type { BudgetConfig } from '../execution/budget.ts';
 import type { Executor, ExecutorOptions, QueueDepth } from '../execution/executor.ts';
 import type { RiskLimits } from '../risk/limits.ts';
@@ -47,6 +48,12 @@ export interface EngineOptions {
    * wait this long (or until reconciliation changes the order). Default 5000 ms.
    */
   readonly cancelRetryMs?: number;
+  /**
+   * While a symbol holds an order with an unknown outcome, placements on it are refused once one
+   * order-history page would no longer reach it (src/reconcile/history-headroom.ts). Default
+   * DEFAULT_HISTORY_HEADROOM.
+   */
+  readonly historyHeadroom?: HistoryHeadroomConfig;
 }
 
 export interface EngineDeps {

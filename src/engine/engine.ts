@@ -27,7 +27,9 @@ import { createBudget } from '../execution/budget.ts';
 import { formatClientOid } from '../execution/client-oid.ts';
 import { Executor, type QueueDepth } from '../execution/executor.ts';
 import { schedulerTimers } from '../execution/timers.ts';
-import { riskRefused } from '../risk/decision.ts';
+import { refuse, riskRefused, type RiskDecision } from '../risk/decision.ts';
+import { DEFAULT_HISTORY_HEADROOM, historyBacklog } from '../reconcile/history-headroom.ts';
+import type { HedgePosition } from '../risk/exposure.ts';
 import { evaluate, type RiskContext } from '../risk/gate.ts';
 import { DEFAULT_RISK_LIMITS, type RiskLimits } from '../risk/limits.ts';
 import { createOrderRate, recordPlacement, type OrderRateWindow } from '../risk/order-rate.ts';
@@ -38,6 +40,7 @@ import { instantiateStrategy, type InstantiatedStrategy } from '../strategy/inst
 import type { PnlSnapshot, StrategyFill, StrategyStateSource } from '../strategy/types.ts';
 import type { EngineEvent } from './events.ts';
 import { Counters, LOCAL_REJECTION_CODES, type EngineMetrics } from './metrics.ts';
+import { OpenOrders } from './open-orders.ts';
 import { Portfolio } from './portfolio.ts';
 import { TradingGuard, type TradingStateChange } from './trading-guard.ts';
 import type { Engine, EngineDeps, EngineStartOptions } from './engine-types.ts';
@@ -76,7 +79,10 @@ class EngineImpl implements Engine {
   readonly #portfolio = new Portfolio();
   readonly #latest = new Map<SymbolId, Ticker>();
   readonly #lastPrices = new Map<SymbolId, Dec>();
-  readonly #open = new Map<ClientOid, Order>();
+  /** Live orders, with their exposure kept summed for the risk gate. */
+  readonly #open = new OpenOrders();
+  /** The risk gate's account-wide legs per symbol, until the next fill changes them. */
+  #hedgePositions: ReadonlyMap<SymbolId, HedgePosition> | undefined;
   readonly #strategyIds: ReadonlySet<StrategyId>;
   /** Orders whose last cancel met "does not exist", with the time: not re-canceled for a while. */
   readonly #cancelRefusedAt = new Map<ClientOid, number>();
@@ -321,21 +327,47 @@ class EngineImpl implements Engine {
     });
   }
 
+  /**
+   * The gate's inputs. Positions and the live orders' exposure are kept summed as fills and orders
+   * change (not rebuilt per intent); an approved placement is in `#open` before the next decision.
+   */
   #riskContext(now: number): RiskContext {
+    this.#hedgePositions ??= this.#portfolio.hedgePositions();
     return {
       now,
       limits: this.#limits,
       tradingState: this.#guardian.state,
       lastPrices: this.#lastPrices,
-      positions: this.#portfolio.hedgePositions(),
-      openOrders: [...this.#open.values()],
+      positions: this.#hedgePositions,
+      openOrders: this.#open.exposure(),
       orderRate: this.#orderRate,
     };
   }
 
+  /**
+   * The risk gate's answer; for a placement it approves, also the history headroom: while the symbol
+   * holds an order with an unknown outcome, placements wait once one order-history page would no
+   * longer reach that order (src/reconcile/history-headroom.ts).
+   */
+  #decide(intent: Intent, now: number): RiskDecision {
+    const decision = evaluate(intent, this.#riskContext(now));
+    if (!decision.approved || intent.kind !== 'place' || !this.#open.hasUnknown(intent.symbol)) {
+      return decision;
+    }
+    const store = this.#store;
+    const backlog = historyBacklog(
+      this.#open.values(),
+      intent.symbol,
+      (t) => store.countOrdersSince?.(intent.symbol, t) ?? 0,
+      now,
+      this.#deps.options?.historyHeadroom ?? DEFAULT_HISTORY_HEADROOM,
+    );
+    return backlog === undefined ? decision : refuse('reconcile_backlog', backlog);
+  }
+
   #handleIntent(strategy: StrategyId, intent: Intent): void {
     const now = this.#clock.now();
-    const decision = evaluate(intent, this.#riskContext(now));
+    const decision = this.#decide(intent, now);
     if (!decision.approved) {
       this.#counters.reject(decision.reason);
       this.#store.appendJournal({
@@ -416,7 +448,7 @@ class EngineImpl implements Engine {
       return o;
     });
     this.#orderRate = recordPlacement(this.#orderRate, now);
-    this.#open.set(order.clientOid, order);
+    this.#open.set(order);
     this.#counters.ordersCreated++;
     this.#emit({ kind: 'OrderCreated', at: now, order });
     this.executor.submitPlacement({
@@ -483,10 +515,15 @@ class EngineImpl implements Engine {
       }
       if (e.kind === 'OrderFilled' && this.#store.hasFill(e.tradeId)) return;
       const r = applyOrderEvent(order, e);
-      this.#store.transaction(() => {
-        if (e.kind === 'OrderFilled') this.#store.recordFill({ ...e.fill, clientOid: e.clientOid });
-        if (r.changed) this.#store.updateOrder(r.order);
-      });
+      if (e.kind !== 'OrderFilled' && r.changed) {
+        // A single statement is atomic (and committed) on its own: no transaction around it.
+        this.#store.updateOrder(r.order);
+      } else {
+        this.#store.transaction(() => {
+          if (e.kind === 'OrderFilled') this.#store.recordFill({ ...e.fill, clientOid: e.clientOid });
+          if (r.changed) this.#store.updateOrder(r.order);
+        });
+      }
       this.#count(e);
       if (e.kind === 'CancelRejected' && e.code === ORDER_NOT_FOUND)
         this.#cancelRefusedAt.set(e.clientOid, e.at);
@@ -529,7 +566,7 @@ class EngineImpl implements Engine {
         if (order.status === 'filled') this.#counters.ordersFilled++;
       }
     } else {
-      this.#open.set(order.clientOid, order);
+      this.#open.set(order);
     }
     this.#notifyOrder(order);
   }
@@ -544,6 +581,7 @@ class EngineImpl implements Engine {
   #takeFill(fill: FillReport, order: Order | undefined): void {
     this.#counters.fills++;
     const skipped = this.#portfolio.applyFill(fill, order?.strategy, order?.side);
+    this.#hedgePositions = undefined;
     if (skipped !== undefined) this.#log.warn({ tradeId: fill.tradeId }, skipped);
     if (order === undefined || !this.#strategyIds.has(order.strategy)) return;
     const sf: StrategyFill = Object.freeze({
@@ -575,7 +613,7 @@ class EngineImpl implements Engine {
 
   /** Open orders and positions from the store. */
   #loadState(): void {
-    for (const o of this.#store.openOrders()) this.#open.set(o.clientOid, o);
+    for (const o of this.#store.openOrders()) this.#open.set(o);
     const byOid = new Map<ClientOid, Order>();
     for (const f of this.#store.allFills()) {
       let order: Order | undefined;
@@ -585,6 +623,7 @@ class EngineImpl implements Engine {
       }
       this.#portfolio.applyFill(f, order?.strategy, order?.side);
     }
+    this.#hedgePositions = undefined;
   }
 
   /**

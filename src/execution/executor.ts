@@ -182,6 +182,28 @@ export class Executor {
     return this.read(endpoint, () => Promise.resolve());
   }
 
+  /**
+   * Takes the weight of reads that are not sent (a backtest round that could not find anything, see
+   * RoundShortcut in src/reconcile/pollers.ts) as if they were sent now, and counts them; only when
+   * sending them would not have waited or delayed anything: the executor has no work at all and the
+   * budget grants every one at once, and `venue` (the simulator's own weighing) agreed. False, with
+   * nothing taken here, otherwise.
+   */
+  chargeUnsent(endpoints: readonly EndpointId[], venue: () => boolean = () => true): boolean {
+    if (this.#stopped || !this.isEmpty()) return false;
+    const now = this.#clock.now();
+    let budget = this.#budget;
+    for (const endpoint of endpoints) {
+      const r = tryConsume(budget, now, endpoint);
+      if (!r.granted) return false;
+      budget = r.state;
+    }
+    if (!venue()) return false;
+    this.#budget = budget;
+    for (const endpoint of endpoints) this.#requests[endpoint] = (this.#requests[endpoint] ?? 0) + 1;
+    return true;
+  }
+
   // ---- state ---------------------------------------------------------------------------------------
 
   depth(): QueueDepth {

@@ -5,9 +5,10 @@
 import type { Logger } from 'pino';
 import type { EndpointId } from '../core/endpoints.ts';
 import type { SymbolId } from '../core/ids.ts';
-import { isTerminal, type Order } from '../core/orders.ts';
+import type { Order } from '../core/orders.ts';
 import type { FillReport, OrderReport, PlanReport } from '../core/reports.ts';
 import type { ExchangePort, HistoryQuery } from '../exchange/port.ts';
+import { mayBeLost } from './kernel.ts';
 import {
   afterFillsPage,
   beginFillsPoll,
@@ -89,12 +90,13 @@ export interface FetchedHistory {
  * One history query per symbol (configured symbols and those of non-terminal orders), each reaching
  * back to the oldest non-terminal order of its symbol.
  *
- * Coverage (what the kernel may declare lost on): only symbols with a non-terminal order hold anything
- * that could be declared lost, so only their windows count — a busy symbol's full look-back page must
- * not stop an unknown order of another symbol from ever being settled. And when a symbol's page comes
- * back full because the look-back made its window wider than its pending orders need, it is asked
- * again for just their span (the oldest one's creation minus the skew margin): fewer rows, so that page
- * may prove what the wide one could not. (Both found by the chaos run, bench/chaos.ts.)
+ * Coverage (what the kernel may declare lost on): only orders the exchange never acknowledged can be
+ * declared lost (`mayBeLost`), so only the windows of their symbols count — a busy symbol's full page
+ * must not stop an unknown order of another symbol from ever being settled. And when a symbol's page
+ * comes back full because its window is wider than those orders need (the look-back, or an older
+ * order resting in the book), it is asked again for just their span (the oldest one's creation minus
+ * the skew margin): fewer rows, so that page may prove what the wide one could not. (Both found by
+ * the chaos run, bench/chaos.ts.)
  */
 export async function fetchHistory(
   read: ReadThrough,
@@ -107,7 +109,7 @@ export async function fetchHistory(
   const queries = historyQueries(openOrders, symbols, cfg, now);
   const pendingSince = new Map<SymbolId, number>();
   for (const o of openOrders) {
-    if (isTerminal(o.status)) continue;
+    if (!mayBeLost(o)) continue;
     const start = Math.trunc(o.createdAt - cfg.skewMs);
     pendingSince.set(o.symbol, Math.min(pendingSince.get(o.symbol) ?? start, start));
   }

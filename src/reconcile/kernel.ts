@@ -127,6 +127,11 @@ export interface ReconcileOutput {
 /** Statuses of orders whose placement the exchange has not confirmed yet, and that may be lost. */
 const MAY_BE_LOST: ReadonlySet<OrderStatus> = new Set(['submitted', 'unknown', 'canceling']);
 
+/** An order the exchange never acknowledged, which reconciliation may come to declare lost (K2). */
+export function mayBeLost(order: Pick<Order, 'orderId' | 'status'>): boolean {
+  return order.orderId === undefined && MAY_BE_LOST.has(order.status);
+}
+
 /** Local status rank, aligned with VENUE_RANK (pending 1, open 2, canceling 3, terminal 4). */
 const LOCAL_RANK: Readonly<Record<OrderStatus, number>> = {
   created: 0,
@@ -387,7 +392,7 @@ function lostEvent(
   input: ReconcileInput,
   warnings: ReconcileWarning[],
 ): OrderEvent | undefined {
-  if (order.orderId !== undefined || !MAY_BE_LOST.has(order.status)) return undefined;
+  if (!mayBeLost(order)) return undefined;
   const silentFor = input.now - order.updatedAt;
   if (silentFor < input.graceMs) return undefined;
   const coversSince = input.historyCoversSinceBySymbol?.get(order.symbol) ?? input.historyCoversSince;

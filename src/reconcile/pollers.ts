@@ -6,6 +6,9 @@
 //   reconcileOnce (recovery, shutdown):    fills + history in one round      ─┘
 //   plan loop     every plan interval:     historyPlan windows ─► recorded (and shown), never acted on
 //
+// With a `shortcut` (the in-process simulator of a backtest), a loop's round whose reads could not
+// answer differently from its last real round is not run: see RoundShortcut.
+//
 // Rules:
 // - Rounds never overlap (one at a time, in call order), so each kernel run sees the store as the
 //   previous round left it and commits cursors together with what they cover.
@@ -16,7 +19,9 @@
 //   its next interval. `status()` tells /ready how fresh the picture is.
 import type { Logger } from 'pino';
 import type { Clock } from '../core/clock.ts';
+import type { EndpointId } from '../core/endpoints.ts';
 import type { StrategyId, SymbolId } from '../core/ids.ts';
+import type { Order } from '../core/orders.ts';
 import type { PlanReport } from '../core/reports.ts';
 import type { CancelTimer, Timers } from '../execution/timers.ts';
 import type { OrderStore } from '../store/port.ts';
@@ -24,7 +29,7 @@ import { fetchFills, fetchHistory, fetchPlans, type ReadThrough, type ReconcileP
 import { decodeFillsCursor, encodeFillsCursor, type FillsPagingConfig } from './fills-paging.ts';
 import type { HistoryWindowConfig } from './history-window.ts';
 import { decodePlanCursor, encodePlanCursor } from './plan-cursor.ts';
-import type { PlanWindowConfig } from './plan-history-window.ts';
+import { planHistoryQueries, type PlanWindowConfig } from './plan-history-window.ts';
 import { activityOf, pollInterval, type PollIntervals } from './poll-interval.ts';
 import { logWarnings, runRound, type RoundResult } from './round.ts';
 
@@ -47,6 +52,27 @@ export interface ReconcilerConfig {
   readonly plans?: { readonly intervalMs: number; readonly window: PlanWindowConfig };
 }
 
+/**
+ * Backtests against the in-process simulator: a poll whose answer cannot differ from the last one is
+ * not sent, but still weighed and counted, at the moment it would have been sent.
+ *
+ * A loop's round is skipped only when (1) the venue's state version is the one its last real round
+ * started at — no order or fill changed there since, so every read would return the same rows; (2)
+ * every live local order has its exchange id — nothing is waiting for an outcome that a round could
+ * settle or declare lost as time passes; and (3) `chargeUnsent` takes the weight of the reads that
+ * last real round made, which it does only when sending them would not have waited for anything (the
+ * executor has no work and the budget grants them at once). Such a round would have found nothing to
+ * change; skipping it leaves orders, fills, weights, request counts and timing exactly as they would
+ * have been, which the backtest/live parity test checks. Plan polls are skipped alike when the last
+ * real one found no plan order (their cursor still moves on, as a real empty poll moves it).
+ */
+export interface RoundShortcut {
+  /** Changes whenever an order or a fill changes at the venue. */
+  readonly venueVersion: () => number;
+  /** Charges reads that are not sent; false (the round then runs for real) when that cannot be done at once. */
+  readonly chargeUnsent: (endpoints: readonly EndpointId[]) => boolean;
+}
+
 export interface ReconcilerDeps {
   readonly store: OrderStore;
   readonly port: ReconcilePort;
@@ -64,6 +90,8 @@ export interface ReconcilerDeps {
   readonly onRound?: (r: RoundResult) => void;
   /** A plan order seen for the first time (or whose status changed). */
   readonly onPlanOrder?: (p: PlanReport, firstSeen: boolean) => void;
+  /** Skip rounds that cannot find anything (backtests on the in-process simulator). */
+  readonly shortcut?: RoundShortcut;
 }
 
 export type RoundKind = 'fills' | 'history' | 'full';
@@ -77,6 +105,8 @@ export interface ReconcilerStatus {
   readonly lastError?: string;
   readonly consecutiveFailures: number;
   readonly rounds: number;
+  /** Rounds not sent because they could not find anything (RoundShortcut); not in `rounds`. */
+  readonly skippedRounds: number;
 }
 
 export interface ReconcileOnceOptions {
@@ -102,6 +132,9 @@ export class Reconciler {
   /** Failures since the last success, per kind of round (a fills success says nothing of history). */
   readonly #failures = new Map<string, number>();
   #rounds = 0;
+  #skipped = 0;
+  /** Per loop: the venue version its last real round started at, and the reads it made. */
+  readonly #lastReal = new Map<Loop, { readonly version: number; readonly reads: readonly EndpointId[] }>();
   readonly #foreignSeen = new Set<string>();
 
   constructor(deps: ReconcilerDeps) {
@@ -169,6 +202,7 @@ export class Reconciler {
       ...(this.#lastError !== undefined ? { lastError: this.#lastError } : {}),
       consecutiveFailures: Math.max(0, ...this.#failures.values()),
       rounds: this.#rounds,
+      skippedRounds: this.#skipped,
     };
   }
 
@@ -186,12 +220,24 @@ export class Reconciler {
 
   async #tick(loop: Loop): Promise<void> {
     if (!this.#running) return;
+    const open = this.#skip(loop);
+    if (open !== undefined) {
+      this.#schedule(loop, this.#intervalOf(loop, open));
+      return;
+    }
     // Counted as busy until the next round is scheduled: whoever waits for the pollers to settle
     // (virtual time) must not let time pass before the next interval starts from this round's end.
     this.#ticking++;
     try {
-      if (loop === 'plans') await this.#exclusive(() => this.#plans(this.#d.read));
-      else await this.#exclusive(() => this.#round(loop, this.#d.read));
+      await this.#exclusive(async () => {
+        const noted = this.#noting(loop, this.#d.read);
+        if (loop === 'plans') {
+          if ((await this.#plans(noted.read)) === 0) noted.done();
+        } else {
+          await this.#round(loop, noted.read);
+          noted.done();
+        }
+      });
     } catch {
       // Logged and counted by the round; the loop goes on.
     }
@@ -202,11 +248,59 @@ export class Reconciler {
     }
   }
 
-  #intervalOf(loop: Loop): number {
+  #intervalOf(loop: Loop, open?: readonly Order[]): number {
     const cfg = this.#d.config;
     if (loop === 'plans') return cfg.plans?.intervalMs ?? 60_000;
-    const statuses = this.#d.store.openOrders().map((o) => o.status);
+    const statuses = (open ?? this.#d.store.openOrders()).map((o) => o.status);
     return pollInterval(activityOf(statuses, this.#lastActivityAt), cfg[loop].intervals, this.#d.clock.now());
+  }
+
+  /**
+   * Skips this loop's round when RoundShortcut allows it (returning the live orders it looked at),
+   * else returns undefined and the round runs.
+   */
+  #skip(loop: Loop): readonly Order[] | undefined {
+    const sc = this.#d.shortcut;
+    const last = this.#lastReal.get(loop);
+    if (sc === undefined || last === undefined || this.#pending > 0) return undefined;
+    if (sc.venueVersion() !== last.version) return undefined;
+    const open = this.#d.store.openOrders();
+    if (open.some((o) => o.orderId === undefined)) return undefined;
+    const now = this.#d.clock.now();
+    let planCursor: string | undefined;
+    let reads = last.reads;
+    if (loop === 'plans') {
+      const cfg = this.#d.config.plans;
+      if (cfg === undefined) return undefined;
+      const cursor = decodePlanCursor(this.#d.store.getMeta(RECONCILE_META.planCursor));
+      const plan = planHistoryQueries(this.#d.symbols, cursor, cfg.window, now);
+      reads = plan.queries.map((): EndpointId => 'historyPlan');
+      planCursor = encodePlanCursor(plan.cursorAfter);
+    }
+    if (!sc.chargeUnsent(reads)) return undefined;
+    if (planCursor !== undefined) this.#d.store.setMeta(RECONCILE_META.planCursor, planCursor);
+    this.#skipped++;
+    if (loop !== 'plans') {
+      this.#lastSuccessAt = now;
+      if (loop === 'history') this.#lastFullAt = now;
+    }
+    return open;
+  }
+
+  /** Wraps `read` to note the endpoints a loop's round reads, and the venue version it started at. */
+  #noting(loop: Loop, read: ReadThrough): { read: ReadThrough; done: () => void } {
+    const sc = this.#d.shortcut;
+    if (sc === undefined) return { read, done: () => undefined };
+    this.#lastReal.delete(loop);
+    const version = sc.venueVersion();
+    const reads: EndpointId[] = [];
+    return {
+      read: (endpoint, run) => {
+        reads.push(endpoint);
+        return read(endpoint, run);
+      },
+      done: () => this.#lastReal.set(loop, { version, reads }),
+    };
   }
 
   #exclusive<T>(fn: () => Promise<T>): Promise<T> {

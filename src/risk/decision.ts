@@ -17,6 +17,11 @@ export const RISK_REFUSAL_REASONS = [
   'position_notional',
   'open_orders',
   'order_rate',
+  /**
+   * The symbol holds an order with an unknown outcome and one order-history page would no longer
+   * reach it (src/reconcile/history-headroom.ts): placements wait until it is settled.
+   */
+  'reconcile_backlog',
 ] as const;
 export type RiskRefusalReason = (typeof RISK_REFUSAL_REASONS)[number];
 

@@ -10,13 +10,20 @@
 //   7. the number of live orders, this one included, ≤ maxOpenOrders;
 //   8. the placements approved in the last minute, this one included, ≤ maxOrdersPerMinute.
 // The gate does not record anything: after an approval the caller records it (recordPlacement) and
-// includes the new order in `openOrders` before evaluating the next intent.
-import { decToString, type Dec } from '../core/decimal.ts';
+// includes the new order in `openOrders` before evaluating the next intent. `openOrders` may be the
+// list of orders or their exposure summed ahead of time (exposure.ts): the decisions are the same.
+import { dec, decToString, type Dec } from '../core/decimal.ts';
 import type { SymbolId } from '../core/ids.ts';
 import type { Intent, PlaceIntent } from '../core/intents.ts';
-import { isOpening, type Order } from '../core/orders.ts';
+import { isOpening } from '../core/orders.ts';
 import { APPROVED, refuse, type RiskDecision } from './decision.ts';
-import { grossExposure, liveOrderCount, type HedgePosition } from './exposure.ts';
+import {
+  grossExposure,
+  liveOrderCount,
+  signOf,
+  type HedgePosition,
+  type OpenOrdersView,
+} from './exposure.ts';
 import type { RiskLimits } from './limits.ts';
 import { placementsInWindow, type OrderRateWindow } from './order-rate.ts';
 import type { TradingState } from './trading-state.ts';
@@ -30,12 +37,16 @@ export interface RiskContext {
   readonly lastPrices: ReadonlyMap<SymbolId, Dec>;
   /** Positions per symbol (absent: flat). */
   readonly positions: ReadonlyMap<SymbolId, HedgePosition>;
-  /** Orders that may still be working (terminal ones are ignored), across the scope of the limits. */
-  readonly openOrders: readonly Order[];
+  /**
+   * Orders that may still be working (terminal ones are ignored), across the scope of the limits: the
+   * orders, or `openOrderExposure(orders)` (kept incrementally by the engine).
+   */
+  readonly openOrders: OpenOrdersView;
   readonly orderRate: OrderRateWindow;
 }
 
 const s = decToString;
+const BPS_PER_UNIT = dec(10_000);
 
 export function evaluate(intent: Intent, ctx: RiskContext): RiskDecision {
   switch (intent.kind) {
@@ -54,8 +65,8 @@ export function isReducing(intent: Intent): boolean {
 
 function evaluatePlace(p: PlaceIntent, ctx: RiskContext): RiskDecision {
   const { limits } = ctx;
-  if (p.size.lte(0)) return refuse('invalid_intent', `size ${s(p.size)} is not positive`);
-  if (p.price !== undefined && p.price.lte(0))
+  if (signOf(p.size) <= 0) return refuse('invalid_intent', `size ${s(p.size)} is not positive`);
+  if (p.price !== undefined && signOf(p.price) <= 0)
     return refuse('invalid_intent', `price ${s(p.price)} is not positive`);
 
   if (ctx.tradingState === 'HALTED')
@@ -68,11 +79,11 @@ function evaluatePlace(p: PlaceIntent, ctx: RiskContext): RiskDecision {
   }
 
   const last = ctx.lastPrices.get(p.symbol);
-  if (last === undefined || last.lte(0)) return refuse('no_price', `no last price for ${p.symbol}`);
+  if (last === undefined || signOf(last) <= 0) return refuse('no_price', `no last price for ${p.symbol}`);
 
   if (p.price !== undefined) {
     const distance = p.price.minus(last).abs();
-    const allowed = last.times(limits.priceBandBps).div(10_000);
+    const allowed = last.times(limits.priceBandBps).div(BPS_PER_UNIT);
     if (distance.gt(allowed)) {
       return refuse(
         'price_band',

@@ -1,8 +1,23 @@
 // The pre-trade risk gate (pure): limits, trading state, the orders-per-minute window and the decision.
 export { APPROVED, RISK_REFUSAL_REASONS, refuse, riskRefused } from './decision.ts';
 export type { RiskDecision, RiskRefusal, RiskRefusalReason, RiskRefused } from './decision.ts';
-export { grossExposure, liveOrderCount, remainingSize } from './exposure.ts';
-export type { HedgePosition } from './exposure.ts';
+export {
+  NO_OPENING_WORK,
+  addOpeningWork,
+  grossExposure,
+  liveOrderCount,
+  openOrderExposure,
+  orderExposure,
+  remainingSize,
+  signOf,
+} from './exposure.ts';
+export type {
+  HedgePosition,
+  OpenOrderExposure,
+  OpenOrdersView,
+  OpeningWork,
+  OrderExposure,
+} from './exposure.ts';
 export { evaluate, isReducing } from './gate.ts';
 export type { RiskContext } from './gate.ts';
 export { DEFAULT_RISK_LIMITS, ORDER_RATE_WINDOW_MS, riskLimits } from './limits.ts';

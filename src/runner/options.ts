@@ -4,6 +4,7 @@ import { dec } from '../core/decimal.ts';
 import type { Config, PollingConfig } from '../config/schema.ts';
 import type { EngineOptions } from '../engine/engine.ts';
 import type { ReconcilerConfig } from '../reconcile/pollers.ts';
+import { DEFAULT_HISTORY_HEADROOM } from '../reconcile/history-headroom.ts';
 import { riskLimits } from '../risk/limits.ts';
 
 const MINUTE = 60_000;
@@ -60,7 +61,13 @@ export function reconcilerConfig(polling: PollingConfig): ReconcilerConfig {
       // The lookback only matters for symbols without open orders (terminal states, adoption); every
       // non-terminal order widens its symbol's window to its own creation. Kept short: a full page
       // proves nothing about what it left out.
-      window: { pageSize: 100, lookbackMs: 5 * MINUTE, skewMs: 30_000 },
+      // skewMs: orders are stamped with exchange time (venue-clock.ts), so their exchange createTime
+      // lies within a second or two of it; every order in the margin takes a row of the page.
+      window: {
+        pageSize: DEFAULT_HISTORY_HEADROOM.pageSize,
+        lookbackMs: 5 * MINUTE,
+        skewMs: DEFAULT_HISTORY_HEADROOM.skewMs,
+      },
     },
     plans: {
       intervalMs: polling.planHistoryMs,

@@ -17,7 +17,7 @@ import type { ExchangePort } from '../exchange/port.ts';
 import type { Timers } from '../execution/timers.ts';
 import type { EndpointId } from '../core/endpoints.ts';
 import type { ReadThrough } from '../reconcile/fetch.ts';
-import { Reconciler, type ReconcilerConfig } from '../reconcile/pollers.ts';
+import { Reconciler, type ReconcilerConfig, type RoundShortcut } from '../reconcile/pollers.ts';
 import type { RoundResult } from '../reconcile/round.ts';
 import type { OrderStore } from '../store/port.ts';
 
@@ -34,6 +34,11 @@ export interface SessionDeps {
   readonly reconcile: ReconcilerConfig;
   /** Also called after every committed round (metrics, tests). */
   readonly onRound?: (r: RoundResult) => void;
+  /**
+   * The in-process simulator's half of RoundShortcut (backtests): its state version and its own
+   * weighing of reads not sent. The executor's budget is charged first (see Executor.chargeUnsent).
+   */
+  readonly venueShortcut?: RoundShortcut;
 }
 
 export interface Session {
@@ -97,6 +102,15 @@ export function createSession(d: SessionDeps): Session {
     strategies: engine.strategies.map((s): StrategyId => s.id),
     symbols,
     config: d.reconcile,
+    ...(d.venueShortcut !== undefined
+      ? {
+          shortcut: {
+            venueVersion: d.venueShortcut.venueVersion,
+            chargeUnsent: (eps) =>
+              engine.executor.chargeUnsent(eps, () => d.venueShortcut?.chargeUnsent(eps) ?? false),
+          },
+        }
+      : {}),
     onRound: (r) => {
       // Committed already: the engine only updates its views and tells the strategies.
       if (r.committed.changed.length > 0 || r.fillsForEngine.length > 0) {

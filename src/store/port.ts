@@ -1,7 +1,7 @@
 // The write-ahead store as the engine sees it. Synchronous on purpose: every state change is
 // committed before the engine acts on it (an order is `created` in the store before its request
 // leaves). Implemented by ./sqlite-store.ts (a file path, or ':memory:' for backtests and tests).
-import type { ClientOid, OrderId, StrategyId, TradeId } from '../core/ids.ts';
+import type { ClientOid, OrderId, StrategyId, SymbolId, TradeId } from '../core/ids.ts';
 import type { Order } from '../core/orders.ts';
 import type { FillReport, PlanReport } from '../core/reports.ts';
 
@@ -52,6 +52,8 @@ export interface OrderStore {
   bumpSequence?(strategy: StrategyId, atLeast: number): void;
   /** Terminal orders updated at or after `since` plus every non-terminal order (reconcile input). */
   ordersUpdatedSince?(since: number): readonly Order[];
+  /** How many orders of `symbol` were created at or after `since` (terminal ones too). */
+  countOrdersSince?(symbol: SymbolId, since: number): number;
   /** Fills stored before their order was known (no client_oid yet), created at or after `since`. */
   unattributedFills?(since?: number): readonly StoredFill[];
   /** Attaches a stored fill to its order once the order id → client_oid link is learned. */

@@ -114,6 +114,56 @@ export function orderToRow(o: Order): OrderRow {
   };
 }
 
+/** A bound SQL value. */
+export type SqlValue = string | number | null;
+
+/**
+ * The columns of an order besides `client_oid` (what an UPDATE sets), in the order of the positional
+ * parameters of the store's INSERT and UPDATE, which both end with `client_oid`. Positional binding
+ * skips the per-call lookups of named parameters on the write-ahead path.
+ */
+export const ORDER_DATA_COLUMNS = [
+  'order_id',
+  'strategy',
+  'symbol',
+  'side',
+  'order_type',
+  'price',
+  'size',
+  'status',
+  'filled_qty',
+  'avg_price',
+  'fills_qty',
+  'fills_value',
+  'tag',
+  'reason',
+  'created_at',
+  'updated_at',
+] as const satisfies readonly (keyof OrderRow)[];
+
+/** Values of ORDER_DATA_COLUMNS, then `client_oid` last (the UPDATE's `WHERE client_oid = ?`). */
+export function orderValues(o: Order): SqlValue[] {
+  return [
+    o.orderId ?? null,
+    o.strategy,
+    o.symbol,
+    o.side,
+    o.orderType,
+    optText(o.price),
+    text(o.size),
+    o.status,
+    text(o.filledQty),
+    optText(o.avgPrice),
+    optText(o.fillsQty),
+    optText(o.fillsValue),
+    o.tag ?? null,
+    o.reason ?? null,
+    o.createdAt,
+    o.updatedAt,
+    o.clientOid,
+  ];
+}
+
 export function orderFromRow(r: OrderRow): Order {
   const where = `order ${r.client_oid}`;
   return {

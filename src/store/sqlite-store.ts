@@ -15,7 +15,7 @@ import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import type { Logger } from 'pino';
 import { StoreError } from '../core/errors.ts';
-import type { ClientOid, OrderId, StrategyId, TradeId } from '../core/ids.ts';
+import type { ClientOid, OrderId, StrategyId, SymbolId, TradeId } from '../core/ids.ts';
 import type { Order } from '../core/orders.ts';
 import type { PlanReport } from '../core/reports.ts';
 import {
@@ -26,13 +26,14 @@ import {
   type LeaseHolder,
   type LeaseIdentity,
 } from './lease.ts';
-import { migrate } from './migrations.ts';
+import { migrate, OPEN_ORDER_SQL } from './migrations.ts';
 import type { JournalEntry, OrderStore, StoredFill, StoredPlanOrder } from './port.ts';
 import {
   fillFromRow,
   fillToRow,
+  ORDER_DATA_COLUMNS,
   orderFromRow,
-  orderToRow,
+  orderValues,
   planFromRow,
   planToRow,
   type FillRow,
@@ -71,8 +72,6 @@ export interface SqliteStoreOptions {
 /** Tokens of stores open in this process: two stores in one process also exclude each other. */
 const LIVE_TOKENS = new Set<string>();
 
-const TERMINAL_SQL = `('filled','canceled','rejected')`;
-
 interface LeaseRow {
   token: string;
   pid: number;
@@ -94,32 +93,31 @@ function prepareAll(db: Database.Database) {
       `INSERT INTO sequences (strategy, last) VALUES (?, ?)
        ON CONFLICT (strategy) DO UPDATE SET last = max(last, excluded.last)`,
     ),
+    // Positional parameters (rows.ts orderValues): both take the same values, `client_oid` last.
     insertOrder: db.prepare(
-      `INSERT INTO orders (client_oid, order_id, strategy, symbol, side, order_type, price, size, status,
-         filled_qty, avg_price, fills_qty, fills_value, tag, reason, created_at, updated_at)
-       VALUES (@client_oid, @order_id, @strategy, @symbol, @side, @order_type, @price, @size, @status,
-         @filled_qty, @avg_price, @fills_qty, @fills_value, @tag, @reason, @created_at, @updated_at)`,
+      `INSERT INTO orders (${ORDER_DATA_COLUMNS.join(', ')}, client_oid)
+       VALUES (${ORDER_DATA_COLUMNS.map(() => '?').join(', ')}, ?)`,
     ),
     updateOrder: db.prepare(
-      `UPDATE orders SET order_id = @order_id, strategy = @strategy, symbol = @symbol, side = @side,
-         order_type = @order_type, price = @price, size = @size, status = @status, filled_qty = @filled_qty,
-         avg_price = @avg_price, fills_qty = @fills_qty, fills_value = @fills_value, tag = @tag, reason = @reason, created_at = @created_at, updated_at = @updated_at
-       WHERE client_oid = @client_oid`,
+      `UPDATE orders SET ${ORDER_DATA_COLUMNS.map((c) => `${c} = ?`).join(', ')} WHERE client_oid = ?`,
     ),
     getOrder: db.prepare('SELECT * FROM orders WHERE client_oid = ?'),
     getOrderByOrderId: db.prepare('SELECT * FROM orders WHERE order_id = ? ORDER BY created_at LIMIT 1'),
-    openOrders: db.prepare(
-      `SELECT * FROM orders WHERE status NOT IN ${TERMINAL_SQL} ORDER BY created_at, client_oid`,
-    ),
+    openOrders: db.prepare(`SELECT * FROM orders WHERE ${OPEN_ORDER_SQL} ORDER BY created_at, client_oid`),
     // Two indexed halves (the partial index of open orders, the update-time index) instead of one
     // `OR` that scans the whole table; UNION drops the rows both halves return.
     ordersSince: db.prepare(
-      `SELECT * FROM orders WHERE status NOT IN ${TERMINAL_SQL}
+      `SELECT * FROM orders WHERE ${OPEN_ORDER_SQL}
        UNION
        SELECT * FROM orders WHERE updated_at >= ?
        ORDER BY created_at, client_oid`,
     ),
     allOrders: db.prepare('SELECT * FROM orders ORDER BY created_at, client_oid'),
+    // An order is updated at or after its creation: the update-time index bounds the scan to the
+    // orders touched since `since`.
+    countSince: db
+      .prepare('SELECT COUNT(*) FROM orders WHERE updated_at >= ? AND created_at >= ? AND symbol = ?')
+      .pluck(),
     recordFill: db.prepare(
       `INSERT INTO fills (trade_id, order_id, client_oid, symbol, position_side, order_side, direction, size,
          value, fee, realized_pnl, created_at)
@@ -301,7 +299,7 @@ export class SqliteStore implements OrderStore {
   insertOrder(order: Order): void {
     this.writable();
     try {
-      this.st.insertOrder.run(orderToRow(order));
+      this.st.insertOrder.run(orderValues(order));
     } catch (e) {
       if (isConstraint(e)) {
         const exists = this.st.getOrder.get(order.clientOid) !== undefined;
@@ -319,7 +317,7 @@ export class SqliteStore implements OrderStore {
     this.writable();
     let changes: number;
     try {
-      changes = this.st.updateOrder.run(orderToRow(order)).changes;
+      changes = this.st.updateOrder.run(orderValues(order)).changes;
     } catch (e) {
       throw new StoreError(`cannot update order ${order.clientOid}: ${(e as Error).message}`);
     }
@@ -346,6 +344,10 @@ export class SqliteStore implements OrderStore {
 
   allOrders(): readonly Order[] {
     return (this.st.allOrders.all() as OrderRow[]).map(orderFromRow);
+  }
+
+  countOrdersSince(symbol: SymbolId, since: number): number {
+    return this.st.countSince.get(since, since, symbol) as number;
   }
 
   recordFill(fill: StoredFill): boolean {

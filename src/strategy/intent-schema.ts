@@ -77,8 +77,29 @@ function checkSymbol(rules: IntentRules, symbol: string): SymbolId {
   return s;
 }
 
+/** Intents this module produced, with the rules they passed (a WeakMap: it cannot be forged). */
+const passed = new WeakMap<object, IntentRules>();
+
+/** True when rules `a` are at least as strict as `b`: same strategy and specs, no symbol beyond b's. */
+function asStrict(a: IntentRules, b: IntentRules): boolean {
+  if (a === b) return true;
+  if (a.strategy !== b.strategy || a.specs !== b.specs) return false;
+  for (const s of a.symbols) if (!b.symbols.has(s)) return false;
+  return true;
+}
+
 /** Parses one emitted value into an Intent or throws StrategyError. */
 export function validateIntent(raw: unknown, rules: IntentRules): Intent {
+  if (typeof raw === 'object' && raw !== null) {
+    const before = passed.get(raw);
+    if (before !== undefined && asStrict(before, rules)) return raw as Intent;
+  }
+  const out = parseIntent(raw, rules);
+  passed.set(out, rules);
+  return out;
+}
+
+function parseIntent(raw: unknown, rules: IntentRules): Intent {
   const r = intentSchema.safeParse(raw);
   if (!r.success) {
     const first = r.error.issues[0];

@@ -46,3 +46,30 @@ describe('decimal', () => {
     );
   });
 });
+
+describe('isMultipleOf', () => {
+  // Small coefficients take an integer fast path; it must agree with big.js's exact remainder.
+  const decimalText = fc
+    .tuple(fc.bigInt({ min: 0n, max: 10n ** 20n }), fc.integer({ min: 0, max: 12 }))
+    .map(([n, scale]) => {
+      const digits = n.toString().padStart(scale + 1, '0');
+      return scale === 0 ? digits : `${digits.slice(0, -scale)}.${digits.slice(-scale)}`;
+    });
+  it('agrees with big.js on any value and step', () => {
+    fc.assert(
+      fc.property(decimalText, decimalText, (v, s) => {
+        fc.pre(dec(s).gt(0));
+        expect(isMultipleOf(dec(v), dec(s))).toBe(dec(v).mod(dec(s)).eq(0));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+  it('decides the usual tick and step cases', () => {
+    expect(isMultipleOf(dec('0.15'), dec('0.1'))).toBe(false);
+    expect(isMultipleOf(dec('65000.5'), dec('0.1'))).toBe(true);
+    expect(isMultipleOf(dec('0.0001'), dec('0.0001'))).toBe(true);
+    expect(isMultipleOf(dec('0.000114'), dec('0.0001'))).toBe(false);
+    expect(isMultipleOf(dec('0'), dec('0.5'))).toBe(true);
+    expect(isMultipleOf(dec('123456789012345678.9'), dec('0.1'))).toBe(true);
+  });
+});

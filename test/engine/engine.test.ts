@@ -372,3 +372,136 @@ describe('engine: restart and timers', () => {
     expect(h.events.some((e) => e.kind === 'TradingStateChanged')).toBe(true);
   });
 });
+
+describe('engine: the risk gate sees every change to live orders and positions', () => {
+  it('counts the placements approved earlier in the same tick, and frees room as orders end', async () => {
+    const five = inlineStrategy('five', (ctx) => ({
+      onTicker: (t) =>
+        Array.from({ length: 5 }, (_, i) =>
+          ctx.place({ symbol: t.symbol, side: 'open_long', size: '0.01', price: t.last.minus(i + 1) }),
+        ),
+    }));
+    // Room for 3 live orders and 2.5 of notional (each quote is ~0.99): the 3rd breaks the notional
+    // limit, the 4th and 5th would also break the count.
+    const h = engineHarness({
+      strategies: [{ id: 'f', definition: five }],
+      options: { riskLimits: riskLimits({ maxOpenOrders: 3, maxPositionNotional: '2.5' }) },
+    });
+    h.engine.start();
+    await h.tick({ [BTC]: '100' });
+    const refusals = () =>
+      h.events.flatMap((e) => (e.kind === 'RiskRefused' ? [`${e.reason}: ${e.detail}`] : []));
+    expect(h.engine.openOrders().map((o) => o.clientOid)).toEqual(['cb-f-1', 'cb-f-2']);
+    expect(refusals()).toEqual([
+      'position_notional: cmt_btcusdt gross notional with this order would be 2.94, exceeding 2.5',
+      'position_notional: cmt_btcusdt gross notional with this order would be 2.93, exceeding 2.5',
+      'position_notional: cmt_btcusdt gross notional with this order would be 2.92, exceeding 2.5',
+    ]);
+    // Both quotes end: the next tick has the whole room again.
+    h.engine.applyOrderEvents(
+      h.engine
+        .openOrders()
+        .map((o) => ({ kind: 'OrderCanceled' as const, clientOid: o.clientOid, at: h.vt.now() })),
+    );
+    h.events.length = 0;
+    await h.tick({ [BTC]: '100' });
+    expect(h.engine.openOrders()).toHaveLength(2);
+    expect(refusals()).toHaveLength(3);
+  });
+
+  it('counts a position as soon as its fill is applied', async () => {
+    let placed = 0;
+    const one = inlineStrategy('one', (ctx) => ({
+      onTicker: (t) =>
+        placed++ < 2
+          ? ctx.place({ symbol: t.symbol, side: 'open_long', size: '0.02', price: t.last })
+          : undefined,
+    }));
+    const h = engineHarness({
+      strategies: [{ id: 'o', definition: one }],
+      options: { riskLimits: riskLimits({ maxPositionNotional: '3' }) },
+    });
+    h.engine.start();
+    await h.tick({ [BTC]: '100' });
+    const order = h.store.getOrder(clientOid('cb-o-1'))!;
+    const fill = {
+      tradeId: tradeId('t-pos'),
+      orderId: order.orderId!,
+      symbol: BTC,
+      positionSide: 'LONG',
+      orderSide: 'BUY',
+      direction: 'open_long',
+      size: dec('0.02'),
+      value: dec('2'),
+      fee: dec('0'),
+      realizedPnl: dec(0),
+      createdTime: h.vt.now(),
+    };
+    h.engine.applyOrderEvents([
+      {
+        kind: 'OrderFilled',
+        clientOid: order.clientOid,
+        at: h.vt.now(),
+        orderId: order.orderId!,
+        tradeId: fill.tradeId,
+        fill,
+      },
+    ]);
+    expect(h.engine.openOrders()).toHaveLength(0);
+    // Position 0.02 × 110 = 2.2, plus this order 0.02 × 110 = 2.2: above 3.
+    await h.tick({ [BTC]: '110' });
+    expect(h.events.filter((e) => e.kind === 'RiskRefused').at(-1)).toMatchObject({
+      reason: 'position_notional',
+      detail: 'cmt_btcusdt gross notional with this order would be 4.4, exceeding 3',
+    });
+  });
+});
+
+describe('engine: keeping an unknown order within reach of order history', () => {
+  it('refuses placements on its symbol once a history page would no longer reach it, and only there', async () => {
+    const five = inlineStrategy(
+      'five',
+      (ctx) => ({
+        onTicker: (t) =>
+          Array.from({ length: 5 }, (_, i) =>
+            ctx.place({
+              symbol: t.symbol,
+              side: 'open_long',
+              size: t.symbol === ETH ? '0.01' : '0.001',
+              price: t.last.minus(i + 1),
+            }),
+          ),
+      }),
+      [BTC, ETH],
+    );
+    let first = true;
+    const h = engineHarness({
+      strategies: [{ id: 'five', definition: five }],
+      options: {
+        riskLimits: riskLimits({ maxOpenOrders: 1_000, maxOrdersPerMinute: 10_000 }),
+        historyHeadroom: { pageSize: 14, skewMs: 1_000, reserve: 2, holdMs: 60_000 },
+      },
+      // The very first request's reply is lost: its order stays unknown.
+      port: {
+        fate: () => {
+          const f = first ? 'lost' : 'accept';
+          first = false;
+          return f;
+        },
+      },
+    });
+    h.engine.start();
+    await h.tick({ [BTC]: '100' }); // 5 orders, unknown
+    await h.tick({ [BTC]: '100' }); // 10
+    await h.tick({ [BTC]: '100', [ETH]: '500' }); // BTC: 12 = 14 − 2, then refused; ETH: 5
+    const btc = [...h.store.orders.values()].filter((o) => o.symbol === BTC);
+    const eth = [...h.store.orders.values()].filter((o) => o.symbol === ETH);
+    expect(btc).toHaveLength(12);
+    expect(btc.filter((o) => o.status === 'unknown')).toHaveLength(5);
+    expect(eth).toHaveLength(5);
+    const refused = h.events.filter((e) => e.kind === 'RiskRefused');
+    expect(refused).toHaveLength(3);
+    expect(refused[0]).toMatchObject({ reason: 'reconcile_backlog' });
+    expect(JSON.stringify(refused[0])).toMatch(/unknown outcome and 12 orders since \(limit 12/);
+  });
+});

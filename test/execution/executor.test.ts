@@ -315,3 +315,33 @@ describe('executor: stop', () => {
     await expect(h.ex.read('history', () => Promise.resolve(4))).rejects.toBeInstanceOf(TransportError);
   });
 });
+
+describe('executor: reads charged without sending (backtest round shortcut)', () => {
+  it('takes the weight and counts the requests when the executor has no work and the budget grants them', () => {
+    const h = harness();
+    expect(h.ex.chargeUnsent(['fills', 'history'])).toBe(true);
+    expect(h.ex.metrics().requestsByEndpoint).toEqual({ fills: 1, history: 1 });
+    const w = h.ex.metrics().weightUsed;
+    expect(w.ip).toBe(ENDPOINTS.fills.ipWeight + ENDPOINTS.history.ipWeight);
+    expect(w.uid).toBe(ENDPOINTS.fills.uidWeight + ENDPOINTS.history.uidWeight);
+    expect(h.port.requests).toHaveLength(0);
+  });
+
+  it('takes nothing while work is staged or queued: sending then could have waited', () => {
+    const h = harness();
+    h.ex.submitPlacement(placement(BTC, 1));
+    expect(h.ex.chargeUnsent(['fills'])).toBe(false);
+    expect(h.ex.metrics()).toMatchObject({ requestsByEndpoint: {}, weightUsed: { ip: 0, uid: 0 } });
+  });
+
+  it('takes nothing unless the budget grants every read at once, or the venue refuses its share', () => {
+    const h = harness({ budget: { ipWeightPerWindow: 100, uidWeightPerWindow: 100, safetyMargin: 1 } });
+    const reads = Array.from({ length: 11 }, () => 'history' as const); // 110 > 100 in one window
+    expect(h.ex.chargeUnsent(reads)).toBe(false);
+    expect(h.ex.metrics().weightUsed).toEqual({ ip: 0, uid: 0 });
+    expect(h.ex.chargeUnsent(['history'], () => false)).toBe(false);
+    expect(h.ex.metrics().weightUsed).toEqual({ ip: 0, uid: 0 });
+    expect(h.ex.chargeUnsent(reads.slice(1))).toBe(true);
+    expect(h.ex.metrics().weightUsed).toEqual({ ip: 100, uid: 100 });
+  });
+});

@@ -1,7 +1,7 @@
 // An in-memory OrderStore for engine and executor tests (the SQLite store implements the same port).
 // Orders are deep-frozen on the way in and copied out, like a real store that serialises them.
 import { StoreError } from '../../src/core/errors.ts';
-import type { ClientOid, OrderId, StrategyId, TradeId } from '../../src/core/ids.ts';
+import type { ClientOid, OrderId, StrategyId, SymbolId, TradeId } from '../../src/core/ids.ts';
 import { isTerminal, type Order } from '../../src/core/orders.ts';
 import type { JournalEntry, OrderStore, StoredFill } from '../../src/store/port.ts';
 
@@ -42,6 +42,11 @@ export class MemoryStore implements OrderStore {
   }
   allOrders(): readonly Order[] {
     return [...this.orders.values()];
+  }
+  countOrdersSince(symbol: SymbolId, since: number): number {
+    let n = 0;
+    for (const o of this.orders.values()) if (o.symbol === symbol && o.createdAt >= since) n++;
+    return n;
   }
   recordFill(fill: StoredFill): boolean {
     if (this.fills.has(fill.tradeId)) return false;

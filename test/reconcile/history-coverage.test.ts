@@ -3,7 +3,7 @@
 // block it, and a page made full by the look-back alone is asked again for just the pending orders'
 // span — so an unknown order is settled unless its own symbol really had a page of orders since.
 import { describe, expect, it } from 'vitest';
-import { symbolId } from '../../src/core/ids.ts';
+import { orderId, symbolId } from '../../src/core/ids.ts';
 import type { OrderReport } from '../../src/core/reports.ts';
 import type { HistoryQuery } from '../../src/exchange/port.ts';
 import { directRead, fetchHistory, type ReconcilePort } from '../../src/reconcile/fetch.ts';
@@ -71,6 +71,22 @@ describe('fetchHistory coverage', () => {
     const openBtc = localOrder(2, { status: 'open', createdAt: T0 + 1_000 });
     const both = await fetchHistory(directRead, v.port, [unknownEth, openBtc], [BTC, ETH], CFG, NOW);
     expect(both.coversSince).toBe(NOW + 1);
+  });
+
+  it('narrows to the unacknowledged orders, not to an older order resting in the book', async () => {
+    // An ETH order has rested since long before; 150 orders since it, 10 since the unknown one.
+    const resting = localOrder(3, {
+      symbol: ETH,
+      status: 'open',
+      orderId: orderId('900000000000000001'),
+      createdAt: T0 - 3_600_000,
+    });
+    const v = venue({
+      [ETH]: [T0 - 3_600_000, ...spread(140, T0 - 3_500_000, T0 - 31_000), ...spread(10, T0 + 1, NOW)],
+    });
+    const got = await fetchHistory(directRead, v.port, [resting, unknownEth], [ETH], CFG, NOW);
+    expect(v.queries.map((q) => q.createDate)).toEqual([T0 - 3_600_000 - CFG.skewMs, T0 - CFG.skewMs]);
+    expect(got.coversSince).toBe(T0 - CFG.skewMs);
   });
 
   it('asks once per symbol when the first page is not full', async () => {

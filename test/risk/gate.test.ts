@@ -10,8 +10,10 @@ import {
   createOrderRate,
   evaluate,
   isReducing,
+  openOrderExposure,
   recordPlacement,
   riskRefused,
+  signOf,
   type HedgePosition,
   type RiskContext,
   type RiskLimits,
@@ -19,6 +21,7 @@ import {
 } from '../../src/risk/index.ts';
 
 const BTC = symbolId('cmt_btcusdt');
+const ETH = symbolId('cmt_ethusdt');
 const LAST = dec('100');
 
 /** Limits that never bind, so one limit at a time can be tested. */
@@ -237,6 +240,77 @@ describe('risk gate: properties', () => {
       ),
       { numRuns: 300 },
     );
+  });
+});
+
+/** Live and finished orders on two symbols, limit and market, some partly (or over-) filled. */
+const arbMixedOrders = fc.array(
+  fc
+    .record({
+      symbol: fc.constantFrom(BTC, ETH),
+      side: arbSide,
+      size: arbThousandths(10_000),
+      filledPart: fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 1_200 })),
+      price: fc.option(
+        fc.integer({ min: 1, max: 20_000 }).map((n) => dec(n).div(100)),
+        { nil: undefined },
+      ),
+      status: fc.constantFrom<Order['status']>(
+        'created',
+        'submitted',
+        'unknown',
+        'pending',
+        'open',
+        'canceling',
+        'filled',
+        'canceled',
+        'rejected',
+      ),
+    })
+    .map(({ symbol, side, size, filledPart, price, status }): Order => ({
+      ...liveOrder(side, '1', undefined, status),
+      symbol,
+      size,
+      filledQty: size.times(filledPart).div(1_000),
+      ...(price !== undefined ? { price } : {}),
+    })),
+  { maxLength: 12 },
+);
+
+describe('risk gate: live orders summed ahead of time (openOrderExposure)', () => {
+  it('gives exactly the decisions (and refusal details) of the list of orders', () => {
+    fc.assert(
+      fc.property(
+        arbIntent,
+        arbLimits.map((l) => ({ ...l, maxOpenOrders: l.maxOpenOrders + 4 })),
+        arbMixedOrders,
+        fc.option(fc.tuple(arbThousandths(5_000), arbThousandths(5_000)), { nil: undefined }),
+        (intent, limits, orders, legs) => {
+          const positions = new Map<SymbolId, HedgePosition>(
+            legs !== undefined ? [[BTC, { long: legs[0], short: legs[1] }]] : [],
+          );
+          const byList = evaluate(intent, ctx({ limits, positions, openOrders: orders }));
+          const bySums = evaluate(intent, ctx({ limits, positions, openOrders: openOrderExposure(orders) }));
+          expect(bySums).toEqual(byList);
+        },
+      ),
+      { numRuns: 1_000 },
+    );
+  });
+
+  it('signOf agrees with cmp(0), zero and negative zero included', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: -1_000_000, max: 1_000_000 }),
+        fc.integer({ min: 0, max: 12 }),
+        (n, scale) => {
+          const d = dec(n).div(dec(10).pow(scale));
+          expect(signOf(d)).toBe(d.cmp(0));
+        },
+      ),
+    );
+    expect(signOf(dec('-0'))).toBe(0);
+    expect(signOf(dec('0.000000000000000001'))).toBe(1);
   });
 });
 

@@ -9,6 +9,7 @@ import { StoreError } from '../../src/core/errors.ts';
 import { clientOid, orderId, strategyId, symbolId, tradeId } from '../../src/core/ids.ts';
 import type { Order } from '../../src/core/orders.ts';
 import { currentBootId, currentHostname } from '../../src/store/lease.ts';
+import { MIGRATIONS } from '../../src/store/migrations.ts';
 import { SqliteStore } from '../../src/store/sqlite-store.ts';
 import type { StoredFill } from '../../src/store/port.ts';
 
@@ -248,7 +249,7 @@ describe('SqliteStore across reopen', () => {
     const journal = db.pragma('journal_mode', { simple: true });
     const count = db.prepare('SELECT count(*) FROM orders').pluck().get();
     db.close();
-    expect(versions).toEqual([1, 2, 3]);
+    expect(versions).toEqual(MIGRATIONS.map((m) => m.version));
     expect(journal).toBe('wal');
     expect(count).toBe(1);
   });
@@ -345,5 +346,20 @@ describe('SqliteStore single-instance lease', () => {
     s.heartbeat((r) => reasons.push(r));
     expect(reasons[0]).toMatch(/taken over by pid 1/);
     expect(() => s.insertOrder(order(1))).toThrow(/no longer ours/);
+  });
+});
+
+describe('SqliteStore.countOrdersSince', () => {
+  it('counts the orders of one symbol created at or after a time, terminal ones included', () => {
+    const s = openStore(join(dir, 'count.db'));
+    const ETH = symbolId('cmt_ethusdt');
+    for (let n = 1; n <= 6; n++) s.insertOrder(order(n, { status: n % 2 === 0 ? 'canceled' : 'open' }));
+    s.insertOrder(order(7, { symbol: ETH }));
+    // Updated long after its creation: still counted by its creation time.
+    s.updateOrder({ ...order(3, { status: 'filled' }), updatedAt: 1_700_000_900_000 });
+    expect(s.countOrdersSince(BTC, 1_700_000_000_003)).toBe(4);
+    expect(s.countOrdersSince(BTC, 1_700_000_000_000)).toBe(6);
+    expect(s.countOrdersSince(BTC, 1_700_000_000_007)).toBe(0);
+    expect(s.countOrdersSince(ETH, 0)).toBe(1);
   });
 });

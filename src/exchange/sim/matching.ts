@@ -112,6 +112,8 @@ export class MatchingCore {
   readonly #books = new Map<string, Book>();
   readonly #liquidity = new Map<string, Liquidities>();
   #tickers: readonly WireTicker[] = [];
+  /** Bumped by every stored revision (placement, activation, fill, cancel): see `version`. */
+  #version = 0;
 
   constructor(config: MatchingConfig = {}) {
     this.contracts = config.contracts ?? new ContractTable();
@@ -131,6 +133,14 @@ export class MatchingCore {
   /** The core's time: the latest `now` it was given. */
   get now(): number {
     return this.#now;
+  }
+
+  /**
+   * A number that changes whenever an order or a fill changes (every stored revision, visible or
+   * not). While it stays the same, every order and fills read answers as it did.
+   */
+  get version(): number {
+    return this.#version;
   }
 
   /** The last snapshot's tickers, exactly as given. */
@@ -520,6 +530,7 @@ export class MatchingCore {
 
   /** Stores a revision; `visible` false for internal flags that the wire never shows. */
   #save(o: SimOrder, visible = true): SimOrder {
+    this.#version++;
     this.#orders.set(o.orderId, o);
     if (visible) {
       const revs = this.#revisions.get(o.orderId);

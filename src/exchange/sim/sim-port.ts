@@ -69,9 +69,11 @@ export class SimPort implements ExchangePort {
   readonly core: MatchingCore;
   readonly venue: SimVenue;
   readonly #clock: Clock;
+  readonly #faultFree: boolean;
 
   constructor(opts: SimPortOptions) {
     this.#clock = opts.clock;
+    this.#faultFree = (opts.faults ?? NO_FAULTS).faults.length === 0;
     this.core = new MatchingCore(opts);
     const seed = opts.faultSeed ?? opts.seed ?? 1;
     this.venue = new SimVenue({
@@ -98,6 +100,32 @@ export class SimPort implements ExchangePort {
 
   stats(): SimStatsSnapshot {
     return this.venue.statsSnapshot();
+  }
+
+  /**
+   * The venue's state version at the clock's time (RoundShortcut in src/reconcile/pollers.ts):
+   * while it stays the same, every fills and history read answers as it did.
+   */
+  stateVersion(): number {
+    this.core.advanceTo(this.#clock.now());
+    return this.core.version;
+  }
+
+  /**
+   * Counts and weighs reads that were not sent because their answer could not differ from the last
+   * one, as if they had been sent now. False when the venue has faults (its answers are not
+   * repeatable and its dice must roll for every request) or a weight window refuses one (the caller
+   * then sends them for real and meets the 429; the ones before it stay charged).
+   */
+  chargeUnsent(endpoints: readonly EndpointId[]): boolean {
+    if (!this.#faultFree) return false;
+    const now = this.#clock.now();
+    for (const endpoint of endpoints) {
+      const def = ENDPOINTS[endpoint];
+      if (!this.venue.admit(now, def, LOCAL_IP, def.signed).ok) return false;
+      this.venue.stats.request(endpoint);
+    }
+    return true;
   }
 
   // -------------------------------------------------------------------------------------------

@@ -150,3 +150,35 @@ describe('SimPort', () => {
     expect(p.stats().faults.byKind.responseLost).toBe(1);
   });
 });
+
+describe('SimPort: the backtest round shortcut', () => {
+  const entry = (id: string, price: string) => ({
+    clientOid: clientOid(id),
+    side: 'open_long' as const,
+    orderType: 'normal' as const,
+    size: dec('0.01'),
+    price: dec(price),
+  });
+
+  it('changes its state version with every order change, and only then', async () => {
+    const { p, step } = port();
+    const v0 = p.stateVersion();
+    await p.history({ symbol: BTC, pageSize: 100 });
+    expect(p.stateVersion()).toBe(v0);
+    await p.placeOrder(BTC, entry('v1', '80'));
+    const v1 = p.stateVersion();
+    expect(v1).not.toBe(v0);
+    step(1); // the market moves, far from the resting bid
+    expect(p.stateVersion()).toBe(v1);
+    await p.placeOrder(BTC, entry('v2', '200')); // marketable: fills at once
+    expect(p.stateVersion()).not.toBe(v1);
+  });
+
+  it('counts and weighs reads not sent, as if sent; never with faults', () => {
+    const { p } = port();
+    expect(p.chargeUnsent(['fills', 'history'])).toBe(true);
+    expect(p.stats().requests.byEndpoint).toMatchObject({ fills: 1, history: 1 });
+    const faulty = port({ faults: { faults: [{ kind: 'responseLost', probability: 0.1 }] } }).p;
+    expect(faulty.chargeUnsent(['fills'])).toBe(false);
+  });
+});

@@ -1,0 +1,93 @@
+// The engine's live orders by client_oid, with their exposure summed for the risk gate as they change
+// (risk/exposure.ts): a decision reads a few sums instead of copying and scanning every live order.
+// Invariant: `exposure()` equals `openOrderExposure([...values()])` (test/engine/open-orders.test.ts).
+import type { ClientOid, SymbolId } from '../core/ids.ts';
+import { isTerminal, type Order } from '../core/orders.ts';
+import {
+  addOpeningWork,
+  NO_OPENING_WORK,
+  orderExposure,
+  type OpenOrderExposure,
+  type OpeningWork,
+} from '../risk/exposure.ts';
+
+export class OpenOrders {
+  readonly #orders = new Map<ClientOid, Order>();
+  /** Per symbol: the opening work of the orders in #orders (entries are replaced, never mutated). */
+  readonly #opening = new Map<SymbolId, OpeningWork>();
+  /** Orders in #orders that are not terminal (the engine keeps terminal ones out; counted anyway). */
+  #live = 0;
+  /** The last summary handed out, until something changes. */
+  #exposure: OpenOrderExposure | undefined;
+  /** Per symbol: how many held orders await the outcome of their placement (`unknown`, no id). */
+  readonly #unknown = new Map<SymbolId, number>();
+
+  get size(): number {
+    return this.#orders.size;
+  }
+
+  get(clientOid: ClientOid): Order | undefined {
+    return this.#orders.get(clientOid);
+  }
+
+  values(): IterableIterator<Order> {
+    return this.#orders.values();
+  }
+
+  /** True when an order of `symbol` awaits the outcome of its placement (cheap: kept counted). */
+  hasUnknown(symbol: SymbolId): boolean {
+    return (this.#unknown.get(symbol) ?? 0) > 0;
+  }
+
+  /** Adds an order or replaces the held version of it. */
+  set(order: Order): void {
+    const before = this.#orders.get(order.clientOid);
+    this.#orders.set(order.clientOid, order);
+    if (before !== undefined) this.#countUnknown(before, -1);
+    this.#countUnknown(order, 1);
+    if (before !== undefined && sameExposure(before, order)) return;
+    this.#exposure = undefined;
+    if (before !== undefined) this.#account(before, -1);
+    this.#account(order, 1);
+  }
+
+  delete(clientOid: ClientOid): boolean {
+    const before = this.#orders.get(clientOid);
+    if (before === undefined) return false;
+    this.#orders.delete(clientOid);
+    this.#exposure = undefined;
+    this.#account(before, -1);
+    this.#countUnknown(before, -1);
+    return true;
+  }
+
+  #countUnknown(order: Order, sign: 1 | -1): void {
+    if (order.status !== 'unknown' || order.orderId !== undefined) return;
+    this.#unknown.set(order.symbol, (this.#unknown.get(order.symbol) ?? 0) + sign);
+  }
+
+  /** The gate's view of these orders: a snapshot (later changes do not show through). */
+  exposure(): OpenOrderExposure {
+    this.#exposure ??= Object.freeze({ live: this.#live, opening: new Map(this.#opening) });
+    return this.#exposure;
+  }
+
+  #account(order: Order, sign: 1 | -1): void {
+    if (!isTerminal(order.status)) this.#live += sign;
+    const e = orderExposure(order);
+    if (e === undefined) return;
+    this.#opening.set(e.symbol, addOpeningWork(this.#opening.get(e.symbol) ?? NO_OPENING_WORK, e, sign));
+  }
+}
+
+/** True when both versions of an order add exactly the same exposure (decimals are immutable). */
+function sameExposure(a: Order, b: Order): boolean {
+  return (
+    a.symbol === b.symbol &&
+    a.side === b.side &&
+    a.size === b.size &&
+    a.filledQty === b.filledQty &&
+    a.price === b.price &&
+    isTerminal(a.status) === isTerminal(b.status)
+  );
+}
