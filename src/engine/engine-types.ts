@@ -56,6 +56,23 @@ export interface EngineOptions {
   readonly historyHeadroom?: HistoryHeadroomConfig;
 }
 
+export interface CancelScope {
+  readonly strategy?: StrategyId;
+  readonly symbol?: SymbolId;
+  /**
+   * Also orders whose last cancel the exchange answered "does not exist" less than `cancelRetryMs`
+   * ago (an operator's cancel-all, a shutdown: try them all again now).
+   */
+  readonly retryRefused?: boolean;
+}
+
+export interface CancelAllResult {
+  /** Orders canceled locally (never sent). */
+  readonly local: number;
+  /** cancel_order requests queued. */
+  readonly requested: number;
+}
+
 export interface EngineDeps {
   readonly port: ExchangePort;
   readonly store: OrderStore;
@@ -90,7 +107,12 @@ export interface Engine {
    * Cancels open orders (all, or one strategy's / one symbol's) without changing the trading state:
    * locally when the order never left, through cancel_order otherwise. Returns how many were asked.
    */
-  cancelAll(scope?: { readonly strategy?: StrategyId; readonly symbol?: SymbolId }): number;
+  /**
+   * Cancels every open order in `scope` (every strategy and symbol by default, adopted orders
+   * included) without touching the trading state: orders that never left are canceled locally, the
+   * others get CancelRequested (committed first) and one cancel_order on the executor's cancel lane.
+   */
+  cancelAll(scope?: CancelScope): CancelAllResult;
   /** HALTED, and every open order of every strategy is canceled. */
   killSwitch(reason: string): void;
   tradingState(): TradingState;

@@ -43,7 +43,7 @@ import { Counters, LOCAL_REJECTION_CODES, type EngineMetrics } from './metrics.t
 import { OpenOrders } from './open-orders.ts';
 import { Portfolio } from './portfolio.ts';
 import { TradingGuard, type TradingStateChange } from './trading-guard.ts';
-import type { Engine, EngineDeps, EngineStartOptions } from './engine-types.ts';
+import type { CancelAllResult, CancelScope, Engine, EngineDeps, EngineStartOptions } from './engine-types.ts';
 import { intentJson } from './journal.ts';
 import { Trampoline } from './trampoline.ts';
 
@@ -242,16 +242,19 @@ class EngineImpl implements Engine {
     });
   }
 
-  cancelAll(scope: { readonly strategy?: StrategyId; readonly symbol?: SymbolId } = {}): number {
-    let n = 0;
+  cancelAll(scope: CancelScope = {}): CancelAllResult {
+    let local = 0;
+    let requested = 0;
     this.#trampoline.run(() => {
       for (const o of [...this.#open.values()]) {
         if (scope.strategy !== undefined && o.strategy !== scope.strategy) continue;
         if (scope.symbol !== undefined && o.symbol !== scope.symbol) continue;
-        if (this.#requestCancel(o)) n++;
+        const how = this.#requestCancel(o, scope.retryRefused === true);
+        if (how === 'local') local++;
+        else if (how === 'requested') requested++;
       }
     });
-    return n;
+    return { local, requested };
   }
 
   killSwitch(reason: string): void {
@@ -469,13 +472,14 @@ class EngineImpl implements Engine {
   }
 
   /** Cancels one order: locally when it never left, through cancel_order otherwise. */
-  #requestCancel(order: Order): boolean {
+  /** How the order is being canceled: locally (never sent), by a request, or not at all (undefined). */
+  #requestCancel(order: Order, retryRefused = false): 'local' | 'requested' | undefined {
     const current = this.#open.get(order.clientOid) ?? order;
-    if (isTerminal(current.status) || current.status === 'canceling') return false;
+    if (isTerminal(current.status) || current.status === 'canceling') return undefined;
     const at = this.#clock.now();
     const refusedAt = this.#cancelRefusedAt.get(current.clientOid);
-    if (refusedAt !== undefined && at - refusedAt < (this.#deps.options?.cancelRetryMs ?? 5_000))
-      return false;
+    const retryMs = this.#deps.options?.cancelRetryMs ?? 5_000;
+    if (!retryRefused && refusedAt !== undefined && at - refusedAt < retryMs) return undefined;
     this.#counters.cancelsRequested++;
     // `created` never left (OrderSubmitted is committed before any request); a withdrawn placement
     // came back unsent (after a 429). Either way nothing is at the exchange: settle it here.
@@ -486,17 +490,17 @@ class EngineImpl implements Engine {
         at,
         reason: 'canceled before it was sent',
       });
-      return true;
+      return 'local';
     }
     this.#applyEvent({ kind: 'CancelRequested', clientOid: current.clientOid, at });
     const updated = this.#open.get(current.clientOid);
-    if (updated?.status !== 'canceling') return false;
+    if (updated?.status !== 'canceling') return undefined;
     this.executor.submitCancel({
       symbol: updated.symbol,
       clientOid: updated.clientOid,
       ...(updated.orderId !== undefined ? { orderId: updated.orderId } : {}),
     });
-    return true;
+    return 'requested';
   }
 
   // ---- order events → reducer → store → strategies -------------------------------------------------

@@ -3,6 +3,7 @@
 // Invariant: `exposure()` equals `openOrderExposure([...values()])` (test/engine/open-orders.test.ts).
 import type { ClientOid, SymbolId } from '../core/ids.ts';
 import { isTerminal, type Order } from '../core/orders.ts';
+import { awaitsOutcome } from '../reconcile/history-headroom.ts';
 import {
   addOpeningWork,
   NO_OPENING_WORK,
@@ -19,7 +20,7 @@ export class OpenOrders {
   #live = 0;
   /** The last summary handed out, until something changes. */
   #exposure: OpenOrderExposure | undefined;
-  /** Per symbol: how many held orders await the outcome of their placement (`unknown`, no id). */
+  /** Per symbol: how many held orders await the outcome of their placement (`awaitsOutcome`). */
   readonly #unknown = new Map<SymbolId, number>();
 
   get size(): number {
@@ -62,7 +63,7 @@ export class OpenOrders {
   }
 
   #countUnknown(order: Order, sign: 1 | -1): void {
-    if (order.status !== 'unknown' || order.orderId !== undefined) return;
+    if (!awaitsOutcome(order)) return;
     this.#unknown.set(order.symbol, (this.#unknown.get(order.symbol) ?? 0) + sign);
   }
 

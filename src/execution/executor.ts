@@ -97,6 +97,7 @@ export class Executor {
   #idleCheckScheduled = false;
 
   readonly #requests: Partial<Record<EndpointId, number>> = {};
+  #intakeWatch: ((kind: 'place' | 'cancel' | 'read') => void) | undefined;
   #rateLimited = 0;
   #batchCalls = 0;
   #batchEntries = 0;
@@ -122,8 +123,17 @@ export class Executor {
 
   // ---- intake --------------------------------------------------------------------------------------
 
+  /**
+   * Tells `watch` of every placement, cancel and read as it arrives, before it is queued (a
+   * backtest's sleeping reconciliation loops charge their past rounds first: RoundShortcut.quiet).
+   */
+  watchIntake(watch: (kind: 'place' | 'cancel' | 'read') => void): void {
+    this.#intakeWatch = watch;
+  }
+
   /** Queues a placement whose order is already in the store as `created`. */
   submitPlacement(p: PlacementRequest): void {
+    this.#intakeWatch?.('place');
     if (this.#stopped) {
       this.#rejectLocally([this.#pooled(p)], 'NOT_SENT', 'the executor is stopped');
       return;
@@ -155,6 +165,7 @@ export class Executor {
   /** Queues a cancel (one request per order); a cancel already queued for the order is not repeated. */
   submitCancel(req: CancelRequestJob): void {
     if (this.#stopped || this.#cancelKeys.has(req.clientOid)) return;
+    this.#intakeWatch?.('cancel');
     this.#cancelKeys.add(req.clientOid);
     this.#enqueue({ kind: 'cancel', req, attempts: 0 });
   }
@@ -170,6 +181,7 @@ export class Executor {
         reject(new TransportError(`${endpoint}: not sent, the executor is stopped`, endpoint));
         return;
       }
+      this.#intakeWatch?.('read');
       this.#enqueue({ kind: 'read', endpoint, run, resolve: (v) => resolve(v as T), reject, attempts: 0 });
     });
   }
@@ -189,9 +201,14 @@ export class Executor {
    * budget grants every one at once, and `venue` (the simulator's own weighing) agreed. False, with
    * nothing taken here, otherwise.
    */
-  chargeUnsent(endpoints: readonly EndpointId[], venue: () => boolean = () => true): boolean {
-    if (this.#stopped || !this.isEmpty()) return false;
-    const now = this.#clock.now();
+  chargeUnsent(
+    endpoints: readonly EndpointId[],
+    venue: () => boolean = () => true,
+    /** A round that fell due at this earlier time, while the executor had no work (RoundShortcut.quiet). */
+    at?: number,
+  ): boolean {
+    if (this.#stopped || (at === undefined && !this.isEmpty())) return false;
+    const now = at ?? this.#clock.now();
     let budget = this.#budget;
     for (const endpoint of endpoints) {
       const r = tryConsume(budget, now, endpoint);

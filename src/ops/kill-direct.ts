@@ -22,7 +22,7 @@ import { TRADING_STATE_META } from '../engine/trading-guard.ts';
 import type { Credentials } from '../exchange/weex/signer.ts';
 import { schedulerTimers, type Timers } from '../execution/timers.ts';
 import { Reconciler } from '../reconcile/pollers.ts';
-import { cancelOpenOrders, cancelsSettled } from '../runner/cancel-all.ts';
+import { cancelsSettled } from '../runner/cancel-all.ts';
 import { engineOptions, reconcilerConfig } from '../runner/options.ts';
 import { recover } from '../runner/recovery.ts';
 import { openVenue, type Venue, type VenueKind } from '../runner/venue.ts';
@@ -241,7 +241,7 @@ async function cancelAtVenue(
       await reconciler.reconcileOnce().catch((e: unknown) => {
         log.warn({ err: e }, 'kill: reconciliation failed; retrying until the deadline');
       });
-      const again = cancelOpenOrders(engine, venue.clock);
+      const again = engine.cancelAll({ retryRefused: true });
       local += again.local;
       requested += again.requested;
       if (again.requested > 0) await cancelsSettled(engine, timers, left());

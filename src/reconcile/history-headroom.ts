@@ -32,6 +32,15 @@ export const DEFAULT_HISTORY_HEADROOM: HistoryHeadroomConfig = Object.freeze({
 });
 
 /**
+ * An order whose placement outcome is unknown: its reply was lost (`unknown`), or it was canceled
+ * before the outcome was known (`canceling` without an exchange id). Orders simply in flight
+ * (`submitted`) do not count: their reply is on its way.
+ */
+export function awaitsOutcome(o: Pick<Order, 'orderId' | 'status'>): boolean {
+  return (o.status === 'unknown' || o.status === 'canceling') && mayBeLost(o);
+}
+
+/**
  * The creation time from which the orders of `symbol` must fit one history page: that of its oldest
  * order with an unknown outcome, minus the skew margin; undefined when it has none.
  */
@@ -43,7 +52,7 @@ export function unsettledWindowStart(
 ): number | undefined {
   let oldest: number | undefined;
   for (const o of liveOrders) {
-    if (o.symbol !== symbol || o.status !== 'unknown' || !mayBeLost(o)) continue;
+    if (o.symbol !== symbol || !awaitsOutcome(o)) continue;
     if (now - o.createdAt >= cfg.holdMs) continue;
     if (oldest === undefined || o.createdAt < oldest) oldest = o.createdAt;
   }

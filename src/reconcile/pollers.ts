@@ -69,8 +69,18 @@ export interface ReconcilerConfig {
 export interface RoundShortcut {
   /** Changes whenever an order or a fill changes at the venue. */
   readonly venueVersion: () => number;
-  /** Charges reads that are not sent; false (the round then runs for real) when that cannot be done at once. */
-  readonly chargeUnsent: (endpoints: readonly EndpointId[]) => boolean;
+  /**
+   * Charges reads that are not sent, at `at` (default now: then only while sending them would not
+   * have waited for anything); false (the round then runs for real) when that cannot be done.
+   */
+  readonly chargeUnsent: (endpoints: readonly EndpointId[], at?: number) => boolean;
+  /**
+   * True while the venue changes only through requests (nothing of its own falls due with time).
+   * Then a loop whose round was skipped sleeps without a timer until `wake` (work reaches the
+   * executor, or the driver asks): the rounds that fell due meanwhile are charged then, each at its
+   * own time, exactly as the skipped rounds they would have been. Absent: loops always keep timers.
+   */
+  readonly quiet?: () => boolean;
 }
 
 export interface ReconcilerDeps {
@@ -116,6 +126,15 @@ export interface ReconcileOnceOptions {
 
 type Loop = 'fills' | 'history' | 'plans';
 
+interface Dormant {
+  /** When its next round falls due. */
+  due: number;
+  /** The venue version when it fell asleep. */
+  readonly version: number;
+  /** The statuses of the live orders then (its interval depends on them; they cannot change asleep). */
+  readonly statuses: readonly Order['status'][];
+}
+
 export class Reconciler {
   readonly #d: ReconcilerDeps;
   #queue: Promise<unknown> = Promise.resolve();
@@ -135,6 +154,8 @@ export class Reconciler {
   #skipped = 0;
   /** Per loop: the venue version its last real round started at, and the reads it made. */
   readonly #lastReal = new Map<Loop, { readonly version: number; readonly reads: readonly EndpointId[] }>();
+  /** Loops asleep without a timer (RoundShortcut.quiet): their next round's time and what they saw. */
+  readonly #dormant = new Map<Loop, Dormant>();
   readonly #foreignSeen = new Set<string>();
 
   constructor(deps: ReconcilerDeps) {
@@ -154,6 +175,8 @@ export class Reconciler {
 
   /** Stops the loops; a round in progress finishes (await `whenIdle()` for it). */
   stop(): void {
+    this.wake();
+    this.#dormant.clear();
     this.#running = false;
     for (const t of this.#timers.values()) t.cancel();
     this.#timers.clear();
@@ -177,10 +200,35 @@ export class Reconciler {
   nudge(): void {
     this.#lastActivityAt = this.#d.clock.now();
     if (!this.#running) return;
+    this.wake({ work: true });
     for (const loop of ['fills', 'history'] as const) {
       const t = this.#timers.get(loop);
       const fast = this.#d.config[loop].intervals.fastMs;
       if (t !== undefined && t.due > this.#d.clock.now() + fast) this.#schedule(loop, fast);
+    }
+  }
+
+  /**
+   * Sleeping loops (RoundShortcut.quiet): charges every round that fell due up to now, each at its own
+   * time, as the skipped round it was. A loop whose venue changed, or any loop when `work` reaches the
+   * executor (a placement or a cancel: the venue is about to change), gets its timer back; the others
+   * sleep on. Call it before anything else takes weight from the budget, so charges stay in time order.
+   */
+  wake(opts: { readonly work?: boolean } = {}): void {
+    const sc = this.#d.shortcut;
+    if (sc === undefined || this.#dormant.size === 0) return;
+    const now = this.#d.clock.now();
+    for (const [loop, d] of [...this.#dormant]) {
+      let charged = true;
+      while (d.due <= now) {
+        charged = this.#chargeSkipped(loop, d.due);
+        if (!charged) break;
+        d.due += this.#intervalAt(loop, d.statuses, d.due);
+      }
+      const changed = opts.work === true || sc.venueVersion() !== d.version || sc.quiet?.() !== true;
+      if (charged && !changed) continue;
+      this.#dormant.delete(loop);
+      if (this.#running) this.#schedule(loop, Math.max(0, d.due - now));
     }
   }
 
@@ -220,9 +268,18 @@ export class Reconciler {
 
   async #tick(loop: Loop): Promise<void> {
     if (!this.#running) return;
+    // Rounds of sleeping loops that fell due before this one are charged first (time order).
+    this.wake();
     const open = this.#skip(loop);
     if (open !== undefined) {
-      this.#schedule(loop, this.#intervalOf(loop, open));
+      const ms = this.#intervalOf(loop, open);
+      const sc = this.#d.shortcut;
+      if (sc?.quiet?.() === true) {
+        const statuses = open.map((o) => o.status);
+        this.#dormant.set(loop, { due: this.#d.clock.now() + ms, version: sc.venueVersion(), statuses });
+      } else {
+        this.#schedule(loop, ms);
+      }
       return;
     }
     // Counted as busy until the next round is scheduled: whoever waits for the pollers to settle
@@ -249,10 +306,15 @@ export class Reconciler {
   }
 
   #intervalOf(loop: Loop, open?: readonly Order[]): number {
+    if (loop === 'plans') return this.#intervalAt(loop, [], this.#d.clock.now());
+    const statuses = (open ?? this.#d.store.openOrders()).map((o) => o.status);
+    return this.#intervalAt(loop, statuses, this.#d.clock.now());
+  }
+
+  #intervalAt(loop: Loop, statuses: readonly Order['status'][], at: number): number {
     const cfg = this.#d.config;
     if (loop === 'plans') return cfg.plans?.intervalMs ?? 60_000;
-    const statuses = (open ?? this.#d.store.openOrders()).map((o) => o.status);
-    return pollInterval(activityOf(statuses, this.#lastActivityAt), cfg[loop].intervals, this.#d.clock.now());
+    return pollInterval(activityOf(statuses, this.#lastActivityAt), cfg[loop].intervals, at);
   }
 
   /**
@@ -266,25 +328,37 @@ export class Reconciler {
     if (sc.venueVersion() !== last.version) return undefined;
     const open = this.#d.store.openOrders();
     if (open.some((o) => o.orderId === undefined)) return undefined;
-    const now = this.#d.clock.now();
+    return this.#chargeSkipped(loop) ? open : undefined;
+  }
+
+  /**
+   * Charges the reads of one skipped round of `loop` (those of its last real round; for plan polls,
+   * the windows due from the cursor, which then moves on as a real empty poll moves it), now or at
+   * `at` (a sleeping loop's round). False when they could not be charged.
+   */
+  #chargeSkipped(loop: Loop, at?: number): boolean {
+    const sc = this.#d.shortcut;
+    const last = this.#lastReal.get(loop);
+    if (sc === undefined || last === undefined) return false;
+    const when = at ?? this.#d.clock.now();
     let planCursor: string | undefined;
     let reads = last.reads;
     if (loop === 'plans') {
       const cfg = this.#d.config.plans;
-      if (cfg === undefined) return undefined;
+      if (cfg === undefined) return false;
       const cursor = decodePlanCursor(this.#d.store.getMeta(RECONCILE_META.planCursor));
-      const plan = planHistoryQueries(this.#d.symbols, cursor, cfg.window, now);
+      const plan = planHistoryQueries(this.#d.symbols, cursor, cfg.window, when);
       reads = plan.queries.map((): EndpointId => 'historyPlan');
       planCursor = encodePlanCursor(plan.cursorAfter);
     }
-    if (!sc.chargeUnsent(reads)) return undefined;
+    if (!sc.chargeUnsent(reads, at)) return false;
     if (planCursor !== undefined) this.#d.store.setMeta(RECONCILE_META.planCursor, planCursor);
     this.#skipped++;
     if (loop !== 'plans') {
-      this.#lastSuccessAt = now;
-      if (loop === 'history') this.#lastFullAt = now;
+      this.#lastSuccessAt = when;
+      if (loop === 'history') this.#lastFullAt = when;
     }
-    return open;
+    return true;
   }
 
   /** Wraps `read` to note the endpoints a loop's round reads, and the venue version it started at. */

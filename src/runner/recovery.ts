@@ -24,7 +24,7 @@ import type { Timers } from '../execution/timers.ts';
 import type { Reconciler } from '../reconcile/pollers.ts';
 import type { RoundResult } from '../reconcile/round.ts';
 import type { OrderStore } from '../store/port.ts';
-import { cancelOpenOrders, cancelsSettled } from './cancel-all.ts';
+import { cancelsSettled } from './cancel-all.ts';
 import { delay } from './wait.ts';
 
 export interface RecoveryDeps {
@@ -104,7 +104,7 @@ export async function recover(d: RecoveryDeps): Promise<RecoveryReport> {
 
   let canceled = { local: 0, requested: 0 };
   if (d.cancelOnStart) {
-    canceled = cancelOpenOrders(d.engine, d.clock);
+    canceled = d.engine.cancelAll({ retryRefused: true });
     d.log.info(canceled, 'recovery: canceling every open order (orders.cancelOnStart)');
     if (!(await cancelsSettled(d.engine, d.timers, d.cancelDeadlineMs ?? 10_000))) {
       d.log.warn('recovery: start-up cancels did not all complete in time; reconciliation follows them');

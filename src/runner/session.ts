@@ -106,8 +106,9 @@ export function createSession(d: SessionDeps): Session {
       ? {
           shortcut: {
             venueVersion: d.venueShortcut.venueVersion,
-            chargeUnsent: (eps) =>
-              engine.executor.chargeUnsent(eps, () => d.venueShortcut?.chargeUnsent(eps) ?? false),
+            chargeUnsent: (eps, at) =>
+              engine.executor.chargeUnsent(eps, () => d.venueShortcut?.chargeUnsent(eps, at) ?? false, at),
+            ...(d.venueShortcut.quiet !== undefined ? { quiet: d.venueShortcut.quiet } : {}),
           },
         }
       : {}),
@@ -119,6 +120,10 @@ export function createSession(d: SessionDeps): Session {
       d.onRound?.(r);
     },
   });
+  // Sleeping reconciliation loops charge their past rounds before anything else takes weight.
+  if (d.venueShortcut?.quiet !== undefined) {
+    engine.executor.watchIntake((kind) => reconciler.wake({ work: kind !== 'read' }));
+  }
   engine.events$.subscribe((e) => {
     if (e.kind === 'OrderCreated' || e.kind === 'OrderOutcomeUnknown' || e.kind === 'CancelRequested')
       reconciler.nudge();

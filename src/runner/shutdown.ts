@@ -11,7 +11,7 @@ import { OutcomeUnknownError, RateLimitedError, TransportError } from '../core/e
 import type { QueueDepth } from '../execution/executor.ts';
 import type { CancelTimer, Timers } from '../execution/timers.ts';
 import type { ReadThrough } from '../reconcile/fetch.ts';
-import { cancelOpenOrders, type CancelAllResult } from './cancel-all.ts';
+import type { CancelAllResult } from '../engine/engine.ts';
 import type { Session } from './session.ts';
 import type { TickerFeed } from './ticker-feed.ts';
 import { delay } from './wait.ts';
@@ -80,7 +80,7 @@ export async function shutdown(d: ShutdownDeps): Promise<ShutdownReport> {
   d.session.abortReads('shutting down');
   await within(d.timers, remaining(), reconciler.whenIdle());
 
-  const canceled = d.cancelOpenOrders ? cancelOpenOrders(engine, d.clock) : { local: 0, requested: 0 };
+  const canceled = d.cancelOpenOrders ? engine.cancelAll({ retryRefused: true }) : { local: 0, requested: 0 };
   if (d.cancelOpenOrders) d.log.info(canceled, 'shutdown: canceling every open order');
 
   const left = await engine.shutdown(remaining());

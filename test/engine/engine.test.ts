@@ -113,12 +113,27 @@ describe('engine: cancelAll', () => {
     });
     h.engine.start();
     await h.tick({ [BTC]: '100' });
-    expect(h.engine.cancelAll({ strategy: strategyId('a') })).toBe(1);
+    expect(h.engine.cancelAll({ strategy: strategyId('a') })).toEqual({ local: 0, requested: 1 });
     await h.settle();
     expect(h.store.getOrder(clientOid('cb-a-1'))?.status).toBe('canceled');
     expect(h.store.getOrder(clientOid('cb-b-1'))?.status).toBe('pending');
     expect(h.engine.tradingState()).toBe('ACTIVE');
-    expect(h.engine.cancelAll()).toBe(1);
+    expect(h.engine.cancelAll()).toEqual({ local: 0, requested: 1 });
+  });
+
+  it('waits before canceling again an order the exchange said does not exist, unless told to retry', async () => {
+    const h = engineHarness({ strategies: [{ id: 'a', definition: buyBelow }] });
+    h.engine.start();
+    await h.tick({ [BTC]: '100' });
+    const oid = clientOid('cb-a-1');
+    const at = h.vt.now();
+    h.engine.applyOrderEvents([
+      { kind: 'CancelRequested', clientOid: oid, at },
+      { kind: 'CancelRejected', clientOid: oid, at, code: '50005', reason: 'Order does not exist' },
+    ]);
+    expect(h.store.getOrder(oid)?.status).toBe('open'); // a cancel refused: the order rests
+    expect(h.engine.cancelAll()).toEqual({ local: 0, requested: 0 });
+    expect(h.engine.cancelAll({ retryRefused: true })).toEqual({ local: 0, requested: 1 });
   });
 });
 

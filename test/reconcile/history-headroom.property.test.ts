@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { clientOid, orderId, symbolId } from '../../src/core/ids.ts';
 import type { Order } from '../../src/core/orders.ts';
 import {
+  awaitsOutcome,
   headroomLimit,
   historyBacklog,
   type HistoryHeadroomConfig,
@@ -16,7 +17,7 @@ const CFG: HistoryHeadroomConfig = { pageSize: 20, skewMs: 2_000, reserve: 4, ho
 
 type Step =
   | { readonly kind: 'place'; readonly symbol: 0 | 1; readonly n: number; readonly lose: number }
-  | { readonly kind: 'settle'; readonly pick: number }
+  | { readonly kind: 'settle'; readonly pick: number; readonly cancel: boolean }
   | { readonly kind: 'wait'; readonly ms: number };
 
 const step: fc.Arbitrary<Step> = fc.oneof(
@@ -26,7 +27,7 @@ const step: fc.Arbitrary<Step> = fc.oneof(
     n: fc.integer({ min: 1, max: 25 }),
     lose: fc.integer({ min: -1, max: 24 }),
   }),
-  fc.record({ kind: fc.constant('settle' as const), pick: fc.nat() }),
+  fc.record({ kind: fc.constant('settle' as const), pick: fc.nat(), cancel: fc.boolean() }),
   fc.record({ kind: fc.constant('wait' as const), ms: fc.integer({ min: 0, max: 20_000 }) }),
 );
 
@@ -44,13 +45,14 @@ describe('historyBacklog', () => {
         for (const s of steps) {
           if (s.kind === 'wait') now += s.ms;
           else if (s.kind === 'settle') {
-            const unknown = all.filter((o) => o.status === 'unknown');
+            // Settled, or canceled while its outcome is still unknown (it keeps holding the symbol).
+            const unknown = all.filter(awaitsOutcome);
             const o = unknown[s.pick % Math.max(1, unknown.length)];
-            if (o !== undefined) all[all.indexOf(o)] = { ...o, status: 'rejected' };
+            if (o !== undefined) all[all.indexOf(o)] = { ...o, status: s.cancel ? 'canceling' : 'rejected' };
           } else {
             const symbol = s.symbol === 0 ? BTC : ETH;
             for (let i = 0; i < s.n; i++) {
-              const live = all.filter((o) => o.status === 'unknown');
+              const live = all.filter(awaitsOutcome);
               if (historyBacklog(live, symbol, (t) => countSince(symbol, t), now, CFG) !== undefined) break;
               const o = localOrder(++seq, {
                 clientOid: clientOid(`cb-h-${seq}`),
@@ -63,7 +65,7 @@ describe('historyBacklog', () => {
             }
           }
           for (const u of all) {
-            if (u.status !== 'unknown' || now - u.createdAt >= CFG.holdMs) continue;
+            if (!awaitsOutcome(u) || now - u.createdAt >= CFG.holdMs) continue;
             const depth = countSince(u.symbol, u.createdAt - CFG.skewMs);
             expect(depth).toBeLessThanOrEqual(Math.max(headroomLimit(CFG), atLoss.get(u.clientOid) ?? 0));
           }

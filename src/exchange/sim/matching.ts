@@ -143,6 +143,11 @@ export class MatchingCore {
     return this.#version;
   }
 
+  /** True when an order waits for a due time (activation, cancel completion): time alone changes it. */
+  get hasTimedWork(): boolean {
+    return this.#timed.size > 0;
+  }
+
   /** The last snapshot's tickers, exactly as given. */
   tickers(): readonly WireTicker[] {
     return this.#tickers;

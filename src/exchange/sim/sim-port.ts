@@ -111,15 +111,21 @@ export class SimPort implements ExchangePort {
     return this.core.version;
   }
 
+  /** True while only a request can change the venue: no order waits to activate or to finish canceling. */
+  quiet(): boolean {
+    this.core.advanceTo(this.#clock.now());
+    return !this.core.hasTimedWork;
+  }
+
   /**
    * Counts and weighs reads that were not sent because their answer could not differ from the last
    * one, as if they had been sent now. False when the venue has faults (its answers are not
    * repeatable and its dice must roll for every request) or a weight window refuses one (the caller
    * then sends them for real and meets the 429; the ones before it stay charged).
    */
-  chargeUnsent(endpoints: readonly EndpointId[]): boolean {
+  chargeUnsent(endpoints: readonly EndpointId[], at?: number): boolean {
     if (!this.#faultFree) return false;
-    const now = this.#clock.now();
+    const now = at ?? this.#clock.now();
     for (const endpoint of endpoints) {
       const def = ENDPOINTS[endpoint];
       if (!this.venue.admit(now, def, LOCAL_IP, def.signed).ok) return false;

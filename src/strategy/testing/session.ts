@@ -135,7 +135,8 @@ export class Session {
         : {
             venueShortcut: {
               venueVersion: () => this.sim.stateVersion(),
-              chargeUnsent: (eps: readonly EndpointId[]) => this.sim.chargeUnsent(eps),
+              chargeUnsent: (eps: readonly EndpointId[], at?: number) => this.sim.chargeUnsent(eps, at),
+              quiet: () => this.sim.quiet(),
             },
           }),
       onRound: (r) => {
@@ -211,6 +212,8 @@ export class Session {
   async idleFor(ms: number): Promise<void> {
     const end = this.vt.now() + ms;
     await this.vt.advanceTo(end, () => this.settle());
+    // Rounds of sleeping reconciliation loops that fell due meanwhile (RoundShortcut.quiet).
+    this.reconciler.wake();
     await this.settle();
   }
 
