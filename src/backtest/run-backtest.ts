@@ -20,7 +20,7 @@ import type { EquitySample, PricePoint, RunRecord, RunStrategy } from './report/
 import { Sampler } from './sampler.ts';
 
 /** Most equity samples a report keeps (a 31-day recording sampled per minute fits without thinning). */
-export const DEFAULT_MAX_SAMPLES = 50_000;
+export const DEFAULT_MAX_SAMPLES = 10_000;
 
 /** Seed of the simulator's order and trade ids: fixed, so runs are reproducible. */
 export const BACKTEST_SEED = 1;

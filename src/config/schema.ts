@@ -275,7 +275,10 @@ const BacktestSchema = z
     data: text(
       'Recording replayed by `capibot backtest` (overridden by --data). Falls back to paper.data.',
     ).optional(),
-    equitySampleMs: positiveInt('Interval of the equity curve samples in the report (virtual time).', 60_000),
+    equitySampleMs: positiveInt(
+      'Interval of the equity curve samples in the report (virtual time). A run that would take more than 10 000 samples keeps every other one and doubles the interval, as often as needed.',
+      60_000,
+    ),
   })
   .describe(
     'Backtests: the same engine replayed in virtual time over a recording, against the paper exchange settings.',
