@@ -1,0 +1,60 @@
+// Backtests: reconciliation loops with nothing to find sleep without timers (RoundShortcut.quiet,
+// src/reconcile/pollers.ts), and every round they sleep through is still weighed and counted at its
+// own time, as if it had been sent and found nothing.
+import { describe, expect, it } from 'vitest';
+import { defineStrategy, z } from '../../src/strategy/index.ts';
+import { Session } from '../../src/strategy/testing/session.ts';
+import { polls } from '../exchange/sim/helpers.ts';
+
+const idle = defineStrategy({
+  name: 'idle',
+  version: '0',
+  params: z.object({}),
+  symbols: () => ['cmt_btcusdt'],
+  create: () => ({ onTicker: () => undefined }),
+});
+
+/** Ten minutes of polls, one a minute, then the end of the run. */
+async function run(skipIdleRounds: boolean) {
+  const data = polls(Array.from({ length: 11 }, () => 0)).map((p, i) => ({ ...p, t: p.t + i * 59_000 }));
+  const s = new Session({
+    strategies: [{ id: 'idle', definition: idle }],
+    startMs: data[0]!.t,
+    symbols: ['cmt_btcusdt'],
+    skipIdleRounds,
+  });
+  const pendingTimers: number[] = [];
+  for (const p of data) {
+    await s.feed(p);
+    pendingTimers.push(s.vt.scheduler.actions.length);
+  }
+  await s.idleFor(30_000);
+  const out = {
+    requests: s.engine.executor.metrics().requestsByEndpoint,
+    weight: s.engine.executor.metrics().weightUsed,
+    sim: s.sim.stats().requests.byEndpoint,
+    status: s.reconciler.status(),
+    pendingTimers,
+  };
+  s.close();
+  return out;
+}
+
+describe('sleeping reconciliation loops', () => {
+  it('keep no timer while nothing can change, yet weigh and count every round they slept through', async () => {
+    const every = await run(false);
+    const asleep = await run(true);
+    // The same requests and weight, at the exchange's side too.
+    expect(asleep.requests).toEqual(every.requests);
+    expect(asleep.weight).toEqual(every.weight);
+    expect(asleep.sim).toEqual(every.sim);
+    expect(every.requests['fills']).toBeGreaterThan(50); // every 2–6 s over 10.5 minutes
+    // Almost every round was skipped; the first of each loop was real.
+    expect(asleep.status.rounds).toBeLessThanOrEqual(3);
+    expect(asleep.status.skippedRounds).toBeGreaterThan(60);
+    // Between polls the reconciliation loops hold no timers (every-round mode holds one per loop).
+    expect(Math.max(...asleep.pendingTimers.slice(3))).toBeLessThan(
+      Math.min(...every.pendingTimers.slice(3)),
+    );
+  });
+});
