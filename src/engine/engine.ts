@@ -134,6 +134,7 @@ class EngineImpl implements Engine {
       timers: schedulerTimers(deps.scheduler),
       budget: createBudget(o.budget),
       onOrderEvent: (e) => this.#applyEvent(e),
+      atomically: (fn) => deps.store.transaction(fn),
       onFatal: (e) => this.#fail(e),
       log: deps.log.child({ component: 'executor' }),
       ...(o.executor !== undefined ? { options: o.executor } : {}),

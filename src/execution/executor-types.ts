@@ -45,6 +45,11 @@ export interface ExecutorDeps {
    * the store before returning: the executor acts on it right after (e.g. sends the request).
    */
   readonly onOrderEvent: (event: OrderEvent) => void;
+  /**
+   * Runs `fn` as one store transaction: the `OrderSubmitted` events of one request's entries are
+   * committed together (one commit, one fsync, instead of one per entry). Default: runs `fn`.
+   */
+  readonly atomically?: (fn: () => void) => void;
   /** A failure the executor cannot handle (the store refused a write): the executor stops. */
   readonly onFatal: (error: unknown) => void;
   readonly log: Logger;

@@ -67,6 +67,7 @@ export class Executor {
   readonly #clock: Clock;
   readonly #timers: Timers;
   readonly #emit: (event: OrderEvent) => void;
+  readonly #atomically: (fn: () => void) => void;
   readonly #onFatal: (error: unknown) => void;
   readonly #log: Logger;
   readonly #opts: ExecutorOptions;
@@ -112,6 +113,7 @@ export class Executor {
     this.#timers = deps.timers;
     this.#budget = deps.budget;
     this.#emit = deps.onOrderEvent;
+    this.#atomically = deps.atomically ?? ((fn) => fn());
     this.#onFatal = deps.onFatal;
     this.#log = deps.log;
     this.#opts = { ...DEFAULT_EXECUTOR_OPTIONS, ...deps.options };
@@ -475,13 +477,15 @@ export class Executor {
   #launchPlacement(call: PlannedCall<PooledPlacement>): void {
     const entries = this.#pool.take(call);
     this.#placeJobQueued = false;
-    // Write-ahead: `submitted` is committed for every entry before the request leaves.
+    // Write-ahead: `submitted` is committed for every entry before the request leaves, in one commit.
     const at = this.#clock.now();
-    for (const e of entries) {
-      if (e.submitted) continue;
-      this.#emit({ kind: 'OrderSubmitted', clientOid: e.clientOid, at });
-      e.submitted = true;
-    }
+    this.#atomically(() => {
+      for (const e of entries) {
+        if (e.submitted) continue;
+        this.#emit({ kind: 'OrderSubmitted', clientOid: e.clientOid, at });
+      }
+    });
+    for (const e of entries) e.submitted = true;
     if (call.kind === 'batch') {
       this.#batchCalls++;
       this.#batchEntries += entries.length;

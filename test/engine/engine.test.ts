@@ -103,6 +103,42 @@ describe('engine: intent pipeline', () => {
   });
 });
 
+describe('engine: write-ahead commits', () => {
+  it("commits the `submitted` marks of one batch's entries in one transaction, before it leaves", async () => {
+    /** Notes which writes happened inside a transaction, and how many transactions there were. */
+    class CountingStore extends MemoryStore {
+      transactions = 0;
+      depth = 0;
+      readonly inTx: string[] = [];
+      override transaction<T>(fn: () => T): T {
+        this.transactions++;
+        this.depth++;
+        try {
+          return fn();
+        } finally {
+          this.depth--;
+        }
+      }
+      override updateOrder(order: Order): void {
+        if (order.status === 'submitted') this.inTx.push(`${order.clientOid}:${this.depth > 0}`);
+        super.updateOrder(order);
+      }
+    }
+    const five = inlineStrategy('five', (ctx) => ({
+      onTicker: (t) =>
+        Array.from({ length: 5 }, (_, i) =>
+          ctx.place({ symbol: t.symbol, side: 'open_long', size: '0.001', price: t.last.minus(i + 1) }),
+        ),
+    }));
+    const store = new CountingStore();
+    const h = engineHarness({ strategies: [{ id: 'five', definition: five }], store });
+    h.engine.start();
+    await h.tick({ [BTC]: '100' });
+    expect(h.port.requests.map((r) => r.ids.length)).toEqual([5]);
+    expect(store.inTx).toEqual([1, 2, 3, 4, 5].map((n) => `cb-five-${n}:true`));
+  });
+});
+
 describe('engine: cancelAll', () => {
   it('cancels the open orders of one strategy without touching the trading state', async () => {
     const h = engineHarness({
