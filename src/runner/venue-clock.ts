@@ -68,4 +68,27 @@ export class ReplayClock implements Clock {
   }
 }
 
+/**
+ * Live: the exchange's time, as the wall clock plus the offset the client measures from
+ * `market/time` for its signatures. Orders are stamped with it and history windows computed from
+ * it, so the windows' small skew margin covers only the measurement's error, not a server clock
+ * that drifted. Never runs backwards (a re-measured offset can be a few ms smaller).
+ */
+export class OffsetClock implements Clock {
+  readonly #wall: Clock;
+  readonly #offsetMs: () => number;
+  #last = Number.NEGATIVE_INFINITY;
+
+  constructor(wall: Clock, offsetMs: () => number) {
+    this.#wall = wall;
+    this.#offsetMs = offsetMs;
+  }
+
+  now(): number {
+    const t = this.#wall.now() + this.#offsetMs();
+    if (t > this.#last) this.#last = t;
+    return this.#last;
+  }
+}
+
 export const wallClock: Clock = { now: () => Date.now() };

@@ -27,7 +27,7 @@ import { WeexClient } from '../exchange/weex/client.ts';
 import type { ResponseHook } from '../exchange/weex/transport.ts';
 import { openRecording } from '../market/recording/reader.ts';
 import type { ReadThrough } from '../reconcile/fetch.ts';
-import { ReplayClock, TickerTimeClock, wallClock } from './venue-clock.ts';
+import { OffsetClock, ReplayClock, TickerTimeClock, wallClock } from './venue-clock.ts';
 
 export type VenueKind = 'live' | 'paper-http' | 'paper-embedded-live' | 'paper-embedded-recording';
 
@@ -97,7 +97,10 @@ async function specsOf(port: ExchangePort): Promise<ReadonlyMap<SymbolId, Contra
 
 export async function openVenue(d: VenueDeps): Promise<Venue> {
   const { config } = d;
-  if (config.mode === 'live') return clientVenue('live', client(d, d.credentials), wallClock);
+  if (config.mode === 'live') {
+    const c = client(d, d.credentials);
+    return clientVenue('live', c, new OffsetClock(wallClock, () => c.serverOffsetMs));
+  }
   if (config.paper.venue === 'http') {
     if (d.credentials === undefined) {
       d.log.warn('paper.venue http: no credentials in the environment; using the simulator test credentials');
