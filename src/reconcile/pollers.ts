@@ -198,9 +198,10 @@ export class Reconciler {
 
   /** Activity that needs settling soon (an order created or gone unknown): poll at the fast pace. */
   nudge(): void {
+    // Rounds slept through before this activity keep the pace they had (they use #lastActivityAt).
+    if (this.#running) this.wake({ work: true });
     this.#lastActivityAt = this.#d.clock.now();
     if (!this.#running) return;
-    this.wake({ work: true });
     for (const loop of ['fills', 'history'] as const) {
       const t = this.#timers.get(loop);
       const fast = this.#d.config[loop].intervals.fastMs;
