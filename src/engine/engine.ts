@@ -472,8 +472,10 @@ class EngineImpl implements Engine {
     this.#notifyOrder(order);
   }
 
-  /** Cancels one order: locally when it never left, through cancel_order otherwise. */
-  /** How the order is being canceled: locally (never sent), by a request, or not at all (undefined). */
+  /**
+   * Cancels one order: locally when it never left, through cancel_order otherwise. Says which, or
+   * undefined when it does nothing (terminal, already canceling, refused too recently).
+   */
   #requestCancel(order: Order, retryRefused = false): 'local' | 'requested' | undefined {
     const current = this.#open.get(order.clientOid) ?? order;
     if (isTerminal(current.status) || current.status === 'canceling') return undefined;
@@ -520,14 +522,14 @@ class EngineImpl implements Engine {
       }
       if (e.kind === 'OrderFilled' && this.#store.hasFill(e.tradeId)) return;
       const r = applyOrderEvent(order, e);
-      if (e.kind !== 'OrderFilled' && r.changed) {
-        // A single statement is atomic (and committed) on its own: no transaction around it.
-        this.#store.updateOrder(r.order);
-      } else {
+      if (e.kind === 'OrderFilled') {
         this.#store.transaction(() => {
-          if (e.kind === 'OrderFilled') this.#store.recordFill({ ...e.fill, clientOid: e.clientOid });
+          this.#store.recordFill({ ...e.fill, clientOid: e.clientOid });
           if (r.changed) this.#store.updateOrder(r.order);
         });
+      } else if (r.changed) {
+        // A single statement is atomic (and committed) on its own: no transaction around it.
+        this.#store.updateOrder(r.order);
       }
       this.#count(e);
       if (e.kind === 'CancelRejected' && e.code === ORDER_NOT_FOUND)

@@ -91,6 +91,7 @@ export function createSession(d: SessionDeps): Session {
     for (const fail of [...waiting]) fail(new Error(reason));
     waiting.clear();
   };
+  const venue = d.venueShortcut;
   const reconciler = new Reconciler({
     store: d.store,
     port: d.port,
@@ -102,13 +103,12 @@ export function createSession(d: SessionDeps): Session {
     strategies: engine.strategies.map((s): StrategyId => s.id),
     symbols,
     config: d.reconcile,
-    ...(d.venueShortcut !== undefined
+    ...(venue !== undefined
       ? {
           shortcut: {
-            venueVersion: d.venueShortcut.venueVersion,
+            ...venue,
             chargeUnsent: (eps, at) =>
-              engine.executor.chargeUnsent(eps, () => d.venueShortcut?.chargeUnsent(eps, at) ?? false, at),
-            ...(d.venueShortcut.quiet !== undefined ? { quiet: d.venueShortcut.quiet } : {}),
+              engine.executor.chargeUnsent(eps, () => venue.chargeUnsent(eps, at), at),
           },
         }
       : {}),
@@ -121,7 +121,7 @@ export function createSession(d: SessionDeps): Session {
     },
   });
   // Sleeping reconciliation loops charge their past rounds before anything else takes weight.
-  if (d.venueShortcut?.quiet !== undefined) {
+  if (venue?.quiet !== undefined) {
     engine.executor.watchIntake((kind) => reconciler.wake({ work: kind !== 'read' }));
   }
   engine.events$.subscribe((e) => {
