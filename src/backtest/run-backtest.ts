@@ -43,6 +43,8 @@ export interface BacktestOptions {
   readonly settleMs?: number;
   /** Skip reconciliation rounds that cannot find anything (SessionOptions.skipIdleRounds). Default true. */
   readonly skipIdleRounds?: boolean;
+  /** Feed quiet polls without a promise (SessionOptions.quietPolls). Default true. */
+  readonly quietPolls?: boolean;
 }
 
 interface Sample {
@@ -94,6 +96,7 @@ export async function runBacktest(o: BacktestOptions): Promise<RunRecord> {
       seed: BACKTEST_SEED,
       ...(o.log !== undefined ? { log: o.log } : {}),
       ...(o.skipIdleRounds !== undefined ? { skipIdleRounds: o.skipIdleRounds } : {}),
+      ...(o.quietPolls !== undefined ? { quietPolls: o.quietPolls } : {}),
     });
     try {
       return await replay(o, session, head.value, polls);

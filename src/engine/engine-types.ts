@@ -104,10 +104,6 @@ export interface Engine {
   /** Orders and fills a caller already committed to the store (reconcile commit): notify only. */
   ordersChanged(orders: readonly Order[], fills?: readonly StoredFill[]): void;
   /**
-   * Cancels open orders (all, or one strategy's / one symbol's) without changing the trading state:
-   * locally when the order never left, through cancel_order otherwise. Returns how many were asked.
-   */
-  /**
    * Cancels every open order in `scope` (every strategy and symbol by default, adopted orders
    * included) without touching the trading state: orders that never left are canceled locally, the
    * others get CancelRequested (committed first) and one cancel_order on the executor's cancel lane.
@@ -124,6 +120,8 @@ export interface Engine {
   metrics(): EngineMetrics;
   /** Resolves when nothing is in flight and nothing can progress until time passes; rejects after a failure. */
   idle(): Promise<void>;
+  /** True when idle() would resolve at once (no executor work, no step running); throws after a failure. */
+  idleNow(): boolean;
   /** Stops the ticker source, timers and strategies; the executor keeps its queue (see shutdown). */
   stop(): void;
   /** stop(), then let the executor drain until `deadlineMs`; unsent placements are rejected locally. */

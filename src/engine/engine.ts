@@ -199,6 +199,15 @@ class EngineImpl implements Engine {
     }
   }
 
+  /**
+   * True when the engine is idle now, without waiting: no executor work at all and no step running
+   * (what `idle()` waits for, when nothing is pending). Throws the engine's failure, as `idle()` does.
+   */
+  idleNow(): boolean {
+    this.#throwIfFailed();
+    return this.executor.isEmpty() && this.executor.isQuiescent() && !this.#trampoline.running;
+  }
+
   #throwIfFailed(): void {
     if (this.#failure !== undefined) throw this.#failure;
   }

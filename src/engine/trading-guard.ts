@@ -51,6 +51,7 @@ export class TradingGuard {
       this.#store.setMeta(EQUITY_PEAK_META, decToString(equity));
     }
     const next = updateTradingState(this.#state, this.#peak, equity, this.#limits);
+    if (next === this.#state) return undefined;
     return this.set(next, `drawdown: equity ${decToString(equity)} from peak ${decToString(this.#peak)}`);
   }
 

@@ -73,6 +73,17 @@ export class VirtualTime {
     if (s.frame < t) s.frame = t;
   }
 
+  /**
+   * Moves time forward to `t` when no timer is due by then (nothing runs). False, and time stays,
+   * when one is: use `advanceTo`.
+   */
+  jumpTo(t: number): boolean {
+    const due = this.nextDue();
+    if (due !== undefined && due <= t) return false;
+    if (this.scheduler.frame < t) this.scheduler.frame = t;
+    return true;
+  }
+
   /** Runs every pending timer (and those they schedule) until none is left, or `limitMs` of time passed. */
   async runAll(settle: () => Promise<void> = microtasks, limitMs = Number.POSITIVE_INFINITY): Promise<void> {
     const end = this.now() + limitMs;

@@ -25,6 +25,9 @@ export function drawdownPct(equityPeak: Dec, equityNow: Dec): Dec {
 /**
  * The drawdown breaker: REDUCING once the drawdown reaches `drawdownReducePct`, HALTED once it
  * reaches `drawdownHaltPct` or equity is gone (≤ 0). Never relaxes `state`.
+ *
+ * Compared without dividing (it runs on every tick): drawdown ≥ p% ⟺ (peak − equity) × 100 ≥ p × peak
+ * for a positive peak, which is also exact where the quotient would be rounded.
  */
 export function updateTradingState(
   state: TradingState,
@@ -33,10 +36,12 @@ export function updateTradingState(
   limits: Pick<RiskLimits, 'drawdownReducePct' | 'drawdownHaltPct'>,
 ): TradingState {
   if (equityNow.lte(0)) return 'HALTED';
-  const dd = drawdownPct(equityPeak, equityNow);
-  const byDrawdown: TradingState = dd.gte(limits.drawdownHaltPct)
+  if (state === 'HALTED' || equityPeak.lte(equityNow) || equityPeak.lte(0)) return state;
+  const lossPct100 = equityPeak.minus(equityNow).times(100);
+  const reaches = (pct: Dec): boolean => lossPct100.gte(equityPeak.times(pct));
+  const byDrawdown: TradingState = reaches(limits.drawdownHaltPct)
     ? 'HALTED'
-    : dd.gte(limits.drawdownReducePct)
+    : reaches(limits.drawdownReducePct)
       ? 'REDUCING'
       : 'ACTIVE';
   return stricter(state, byDrawdown);

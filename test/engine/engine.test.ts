@@ -7,7 +7,7 @@ import { newOrder } from '../../src/core/order-reducer.ts';
 import { riskLimits } from '../../src/risk/limits.ts';
 import type { StrategyFill } from '../../src/strategy/types.ts';
 import { engineHarness, inlineStrategy, kinds } from '../helpers/engine-harness.ts';
-import { BTC, ETH } from '../helpers/market.ts';
+import { BTC, ETH, makeTicker } from '../helpers/market.ts';
 import { MemoryStore } from '../helpers/memory-store.ts';
 
 const buyBelow = inlineStrategy('buyer', (ctx) => ({
@@ -49,6 +49,18 @@ describe('engine: intent pipeline', () => {
     ]);
     await h.tick({ [BTC]: '101' });
     expect(h.store.getOrder(clientOid('cb-s1-2'))?.price?.toFixed()).toBe('100');
+  });
+
+  it('is idle now exactly when idle() would resolve at once', async () => {
+    const h = engineHarness({ strategies: [{ id: 's1', definition: buyBelow }] });
+    h.engine.start();
+    expect(h.engine.idleNow()).toBe(true);
+    h.engine.onTick([makeTicker(BTC, '100', 0)]);
+    // The placement is staged for the batch (the tick's end releases it to the queue): work remains.
+    expect(h.engine.idleNow()).toBe(false);
+    await h.engine.idle();
+    expect(h.engine.idleNow()).toBe(true);
+    expect(h.store.getOrder(clientOid('cb-s1-1'))?.status).toBe('pending');
   });
 
   it('batches 40 placements of one tick into 2 batchOrders calls of 20', async () => {

@@ -28,4 +28,18 @@ describe('VirtualTime', () => {
     expect(seen).toEqual(['a@1100', 'c@1150', 'b@1300']);
     expect(vt.nextDue()).toBeUndefined();
   });
+
+  it('jumps without running anything only while no timer is due by the target', () => {
+    const vt = new VirtualTime(1_000);
+    const seen: number[] = [];
+    expect(vt.jumpTo(5_000)).toBe(true);
+    expect(vt.now()).toBe(5_000);
+    vt.timers.after(100, () => seen.push(vt.now()));
+    expect(vt.jumpTo(5_099)).toBe(true);
+    expect(vt.jumpTo(5_100)).toBe(false);
+    expect(vt.now()).toBe(5_099);
+    expect(vt.jumpTo(4_000)).toBe(true);
+    expect(vt.now()).toBe(5_099);
+    expect(seen).toEqual([]);
+  });
 });

@@ -30,6 +30,24 @@ describe('drawdown breaker', () => {
     );
   });
 
+  it('decides as the drawdown percentage would, compared without dividing', () => {
+    // Cents on both sides and thresholds with two decimals: the quotient's 18 places decide alike.
+    const cents = fc.integer({ min: -100_000, max: 2_000_000 }).map((n) => dec(n).div(100));
+    const pct = fc.integer({ min: 1, max: 10_000 }).map((n) => dec(n).div(100));
+    fc.assert(
+      fc.property(arbState, cents, cents, pct, pct, (state, peak, now, a, b) => {
+        const [reduce, halt] = a.lte(b) ? [a, b] : [b, a];
+        const limits = { drawdownReducePct: reduce, drawdownHaltPct: halt };
+        const dd = drawdownPct(peak, now);
+        const byQuotient: TradingState = now.lte(0)
+          ? 'HALTED'
+          : stricter(state, dd.gte(halt) ? 'HALTED' : dd.gte(reduce) ? 'REDUCING' : 'ACTIVE');
+        expect(updateTradingState(state, peak, now, limits)).toBe(byQuotient);
+      }),
+      { numRuns: 2_000 },
+    );
+  });
+
   it('moves exactly at the thresholds (5 % REDUCING, 10 % HALTED by default)', () => {
     const peak = dec('10000');
     expect(updateTradingState('ACTIVE', peak, dec('9500.01'), DEFAULT_RISK_LIMITS)).toBe('ACTIVE');

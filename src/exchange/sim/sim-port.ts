@@ -59,6 +59,10 @@ const LOCAL_IP = 'in-process';
 
 type Query = readonly (readonly [string, string | number | undefined])[];
 
+function tickersFromBody(body: unknown): readonly Ticker[] {
+  return (body as readonly WireTicker[]).map(tickerFromWire);
+}
+
 function queryText(pairs: Query): string {
   const usp = new URLSearchParams();
   for (const [k, v] of pairs) if (v !== undefined) usp.append(k, String(v));
@@ -146,7 +150,17 @@ export class SimPort implements ExchangePort {
   }
 
   tickers(): Promise<readonly Ticker[]> {
-    return this.#run('tickers', '', undefined, (body) => (body as readonly WireTicker[]).map(tickerFromWire));
+    return this.#run('tickers', '', undefined, tickersFromBody);
+  }
+
+  /**
+   * The tickers reply at the clock's time without a request: for a read whose weight and count were
+   * charged by `chargeUnsent` (the backtest's quiet polls, src/strategy/testing/session.ts).
+   */
+  tickersUnsent(): readonly Ticker[] {
+    const now = this.#clock.now();
+    this.core.advanceTo(now);
+    return tickersFromBody(this.core.tickers());
   }
 
   placeOrder(symbol: SymbolId, entry: PlaceEntry): Promise<PlaceOutcome> {

@@ -59,6 +59,12 @@ export interface SessionOptions {
    * round (the equivalence test compares both).
    */
   readonly skipIdleRounds?: boolean;
+  /**
+   * Polls that meet a settled session with no timer due are fed without a promise (`feed`): same
+   * charges, same tickers, same engine calls. Default true; false sends every read through the
+   * executor's read lane (the equivalence test compares both).
+   */
+  readonly quietPolls?: boolean;
 }
 
 /** Parses the harness config with the real schema (and its cross-field rules). */
@@ -91,9 +97,11 @@ export class Session {
   firstPollT: number | undefined;
   lastPollT: number | undefined;
   #closed = false;
+  readonly #quietPolls: boolean;
 
   constructor(o: SessionOptions) {
     const log = o.log ?? pino({ level: 'silent' });
+    this.#quietPolls = o.quietPolls ?? true;
     this.config = harnessConfig(o.strategies, o.config);
     const paper = this.config.paper;
     this.vt = new VirtualTime(o.startMs);
@@ -196,16 +204,45 @@ export class Session {
 
   /** Replays one poll at its time `t` (time never moves backwards). */
   async feed(poll: RecordedPoll): Promise<void> {
-    await this.vt.advanceTo(poll.t, () => this.settle());
-    this.sim.applyPoll(poll);
-    const tickers: readonly Ticker[] = await this.#budgeted(
-      this.engine.executor.read('tickers', () => this.sim.tickers()),
-    );
+    if (this.#quietPolls && this.#settledNow() && this.vt.jumpTo(poll.t)) {
+      this.sim.applyPoll(poll);
+      this.#tick(poll, this.#readUnsent() ?? (await this.#readTickers()));
+    } else {
+      await this.vt.advanceTo(poll.t, () => this.settle());
+      this.sim.applyPoll(poll);
+      this.#tick(poll, await this.#readTickers());
+    }
+    if (!this.#settledNow()) await this.settle();
+  }
+
+  /** The tickers read through the executor's read lane (weight budget, then the simulator). */
+  #readTickers(): Promise<readonly Ticker[]> {
+    return this.#budgeted(this.engine.executor.read('tickers', () => this.sim.tickers()));
+  }
+
+  /**
+   * The quiet poll's read, without a promise: the session is settled and no timer fell due by now, so
+   * the read would be sent at once. Its weight and count are charged as `chargeUnsent` charges a
+   * skipped round, after the rounds of sleeping loops due by now (as the read's arrival at the
+   * executor would charge them), and the tickers come from the simulator as the reply would carry
+   * them. Undefined when the budget or the simulator refuses: the read then goes through the lane.
+   */
+  #readUnsent(): readonly Ticker[] | undefined {
+    this.reconciler.wake();
+    const charged = this.engine.executor.chargeUnsent(['tickers'], () => this.sim.chargeUnsent(['tickers']));
+    return charged ? this.sim.tickersUnsent() : undefined;
+  }
+
+  #tick(poll: RecordedPoll, tickers: readonly Ticker[]): void {
     this.engine.onTick(tickers);
     this.polls++;
     this.firstPollT ??= poll.t;
     this.lastPollT = poll.t;
-    await this.settle();
+  }
+
+  /** Nothing is running or queued anywhere: `settle()` would return at once. */
+  #settledNow(): boolean {
+    return !this.reconciler.busy && this.engine.idleNow();
   }
 
   /** Lets `ms` of virtual time pass with no new market data (orders in flight settle, fills arrive). */

@@ -1,0 +1,65 @@
+// The backtest's two shortcuts change nothing a user can see: with and without them the same config
+// and recording give the same report, byte for byte (orders, fills, PnL, requests by endpoint and
+// weight used), while most of the work is skipped.
+// - Skipped rounds (RoundShortcut, src/reconcile/pollers.ts): reconciliation rounds that cannot find
+//   anything are charged instead of run.
+// - Quiet polls (SessionOptions.quietPolls, src/strategy/testing/session.ts): a poll that meets a
+//   settled session is fed without a promise, its tickers read charged instead of queued.
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { prepareBacktest } from '../../src/backtest/prepare.ts';
+import { buildReport } from '../../src/backtest/report/index.ts';
+import { runBacktest } from '../../src/backtest/run-backtest.ts';
+import { SimPort } from '../../src/exchange/sim/sim-port.ts';
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+interface Shortcuts {
+  readonly skipIdleRounds: boolean;
+  readonly quietPolls: boolean;
+}
+
+/** A report, and how often each shortcut was taken to make it. */
+async function backtest(configPath: string, shortcuts: Shortcuts) {
+  const charge = vi.spyOn(SimPort.prototype, 'chargeUnsent');
+  const quiet = vi.spyOn(SimPort.prototype, 'tickersUnsent');
+  const record = await runBacktest({ ...(await prepareBacktest({ configPath, env: {} })), ...shortcuts });
+  const granted = charge.mock.calls.filter((_, i) => charge.mock.results[i]?.value === true);
+  const skippedRounds = granted.filter(([eps]) => !(eps.length === 1 && eps[0] === 'tickers')).length;
+  const quietPolls = quiet.mock.calls.length;
+  charge.mockRestore();
+  quiet.mockRestore();
+  return { report: buildReport(record), record, skippedRounds, quietPolls };
+}
+
+describe('backtest shortcuts: skipped reconciliation rounds and quiet polls', () => {
+  it.each([
+    ['market orders on a moving-average cross', 'test/fixtures/configs/backtest/sma.yaml'],
+    ['resting grid orders, canceled and refilled', 'config/grid.yaml'],
+    ['quotes replaced every few ticks', 'config/market-maker.yaml'],
+  ])(
+    'give the same report as running every round and queueing every read: %s',
+    async (_name, config) => {
+      const every = await backtest(config, { skipIdleRounds: false, quietPolls: false });
+      const skipping = await backtest(config, { skipIdleRounds: true, quietPolls: false });
+      const both = await backtest(config, { skipIdleRounds: true, quietPolls: true });
+      const quietOnly = await backtest(config, { skipIdleRounds: false, quietPolls: true });
+
+      expect([every.skippedRounds, every.quietPolls]).toEqual([0, 0]);
+      expect(skipping.skippedRounds).toBeGreaterThan(0);
+      expect(skipping.quietPolls).toBe(0);
+      expect(both.skippedRounds).toBeGreaterThan(0);
+      expect(both.quietPolls).toBeGreaterThan(0);
+      expect(quietOnly.skippedRounds).toBe(0);
+      expect(quietOnly.quietPolls).toBeGreaterThan(0);
+      expect(every.record.fills.length).toBeGreaterThan(0);
+
+      for (const r of [skipping, both, quietOnly]) {
+        expect(r.report.json).toBe(every.report.json);
+        expect(r.report.csv).toBe(every.report.csv);
+      }
+    },
+    120_000,
+  );
+});
