@@ -29,7 +29,7 @@ import { fetchFills, fetchHistory, fetchPlans, type ReadThrough, type ReconcileP
 import { decodeFillsCursor, encodeFillsCursor, type FillsPagingConfig } from './fills-paging.ts';
 import type { HistoryWindowConfig } from './history-window.ts';
 import { decodePlanCursor, encodePlanCursor } from './plan-cursor.ts';
-import { planHistoryQueries, type PlanWindowConfig } from './plan-history-window.ts';
+import { planHistoryQueries, type PlanCursor, type PlanWindowConfig } from './plan-history-window.ts';
 import { activityOf, pollInterval, type PollIntervals } from './poll-interval.ts';
 import { logWarnings, runRound, type RoundResult } from './round.ts';
 
@@ -157,6 +157,11 @@ export class Reconciler {
   /** Loops asleep without a timer (RoundShortcut.quiet): their next round's time and what they saw. */
   readonly #dormant = new Map<Loop, Dormant>();
   readonly #foreignSeen = new Set<string>();
+  /**
+   * The plan cursor as skipped plan rounds moved it, not yet in the store: those rounds run many
+   * times a minute of a backtest, and it is written once, before the next real plan poll or at stop.
+   */
+  #unsavedPlanCursor: PlanCursor | undefined;
 
   constructor(deps: ReconcilerDeps) {
     this.#d = deps;
@@ -176,6 +181,7 @@ export class Reconciler {
   /** Stops the loops; a round in progress finishes (await `whenIdle()` for it). */
   stop(): void {
     this.wake();
+    this.#savePlanCursor();
     this.#dormant.clear();
     this.#running = false;
     for (const t of this.#timers.values()) t.cancel();
@@ -342,18 +348,19 @@ export class Reconciler {
     const last = this.#lastReal.get(loop);
     if (sc === undefined || last === undefined) return false;
     const when = at ?? this.#d.clock.now();
-    let planCursor: string | undefined;
+    let planCursor: PlanCursor | undefined;
     let reads = last.reads;
     if (loop === 'plans') {
       const cfg = this.#d.config.plans;
       if (cfg === undefined) return false;
-      const cursor = decodePlanCursor(this.#d.store.getMeta(RECONCILE_META.planCursor));
+      const cursor =
+        this.#unsavedPlanCursor ?? decodePlanCursor(this.#d.store.getMeta(RECONCILE_META.planCursor));
       const plan = planHistoryQueries(this.#d.symbols, cursor, cfg.window, when);
       reads = plan.queries.map((): EndpointId => 'historyPlan');
-      planCursor = encodePlanCursor(plan.cursorAfter);
+      planCursor = plan.cursorAfter;
     }
     if (!sc.chargeUnsent(reads, at)) return false;
-    if (planCursor !== undefined) this.#d.store.setMeta(RECONCILE_META.planCursor, planCursor);
+    if (planCursor !== undefined) this.#unsavedPlanCursor = planCursor;
     this.#skipped++;
     if (loop !== 'plans') {
       this.#lastSuccessAt = when;
@@ -376,6 +383,13 @@ export class Reconciler {
       },
       done: () => this.#lastReal.set(loop, { version, reads }),
     };
+  }
+
+  /** Writes the cursor that skipped plan rounds moved (before a real plan poll reads it, and at stop). */
+  #savePlanCursor(): void {
+    if (this.#unsavedPlanCursor === undefined) return;
+    this.#d.store.setMeta(RECONCILE_META.planCursor, encodePlanCursor(this.#unsavedPlanCursor));
+    this.#unsavedPlanCursor = undefined;
   }
 
   #exclusive<T>(fn: () => Promise<T>): Promise<T> {
@@ -504,6 +518,7 @@ export class Reconciler {
     const cfg = d.config.plans;
     if (cfg === undefined) return 0;
     const now = d.clock.now();
+    this.#savePlanCursor();
     try {
       const cursor = decodePlanCursor(d.store.getMeta(RECONCILE_META.planCursor));
       const got = await fetchPlans(read, d.port, d.symbols, cursor, cfg.window, now);

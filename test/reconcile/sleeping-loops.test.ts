@@ -29,7 +29,10 @@ async function run(skipIdleRounds: boolean) {
     pendingTimers.push(s.vt.scheduler.actions.length);
   }
   await s.idleFor(30_000);
+  s.reconciler.stop();
   const out = {
+    // Skipped plan rounds move the cursor in memory; it reaches the store before a real poll or at stop.
+    planCursor: s.store.getMeta('reconcile.planCursor'),
     requests: s.engine.executor.metrics().requestsByEndpoint,
     weight: s.engine.executor.metrics().weightUsed,
     sim: s.sim.stats().requests.byEndpoint,
@@ -48,6 +51,8 @@ describe('sleeping reconciliation loops', () => {
     expect(asleep.requests).toEqual(every.requests);
     expect(asleep.weight).toEqual(every.weight);
     expect(asleep.sim).toEqual(every.sim);
+    expect(asleep.planCursor).toBeDefined();
+    expect(asleep.planCursor).toBe(every.planCursor);
     expect(every.requests['fills']).toBeGreaterThan(50); // every 2–6 s over 10.5 minutes
     // Almost every round was skipped; the first of each loop was real.
     expect(asleep.status.rounds).toBeLessThanOrEqual(3);
