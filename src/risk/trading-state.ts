@@ -36,9 +36,10 @@ export function updateTradingState(
   limits: Pick<RiskLimits, 'drawdownReducePct' | 'drawdownHaltPct'>,
 ): TradingState {
   if (equityNow.lte(0)) return 'HALTED';
-  if (state === 'HALTED' || equityPeak.lte(equityNow) || equityPeak.lte(0)) return state;
-  const lossPct100 = equityPeak.minus(equityNow).times(100);
-  const reaches = (pct: Dec): boolean => lossPct100.gte(equityPeak.times(pct));
+  // At or above the peak (a peak ≤ 0 included, equity being positive here): no drawdown.
+  if (state === 'HALTED' || equityPeak.lte(equityNow)) return state;
+  const lossTimes100 = equityPeak.minus(equityNow).times(100);
+  const reaches = (pct: Dec): boolean => lossTimes100.gte(equityPeak.times(pct));
   const byDrawdown: TradingState = reaches(limits.drawdownHaltPct)
     ? 'HALTED'
     : reaches(limits.drawdownReducePct)
