@@ -23,6 +23,8 @@ const STATUSES = `'created','submitted','unknown','pending','open','canceling','
 // ephemeral table on every statement that evaluates it, which made each write of an order (a CHECK on
 // side and status, the predicate of the open-orders index, twice on an UPDATE) cost about twice as
 // much. Same constraints, same rows indexed.
+// The lists are written out here, not imported from core/orders.ts: a migration is history, and its
+// schema must not change when the code's lists do (a new status takes a new migration).
 const SIDE_VALUES = ['open_long', 'open_short', 'close_long', 'close_short'];
 const STATUS_VALUES = [
   'created',

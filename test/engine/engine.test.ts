@@ -1,12 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { dec } from '../../src/core/decimal.ts';
-import { clientOid, orderId, strategyId, tradeId } from '../../src/core/ids.ts';
+import { clientOid, strategyId, tradeId } from '../../src/core/ids.ts';
 import type { Intent } from '../../src/core/intents.ts';
+import type { OrderEvent } from '../../src/core/events.ts';
 import type { Order } from '../../src/core/orders.ts';
+import type { FillReport } from '../../src/core/reports.ts';
 import { newOrder } from '../../src/core/order-reducer.ts';
 import { riskLimits } from '../../src/risk/limits.ts';
 import type { StrategyFill } from '../../src/strategy/types.ts';
-import { engineHarness, inlineStrategy, kinds } from '../helpers/engine-harness.ts';
+import { engineHarness, inlineStrategy, kinds, type EngineHarness } from '../helpers/engine-harness.ts';
 import { BTC, ETH, makeTicker } from '../helpers/market.ts';
 import { MemoryStore } from '../helpers/memory-store.ts';
 
@@ -19,6 +21,38 @@ const buyBelow = inlineStrategy('buyer', (ctx) => ({
       price: ctx.roundPrice(t.symbol, t.last.minus(1)),
     }),
 }));
+
+/** Reconciliation's event for a fill of `order` (an open_long on BTC) reported by the exchange now. */
+function openLongFilled(
+  h: EngineHarness,
+  order: Order,
+  trade: string,
+  size: string,
+  value: string,
+  fee: string,
+): OrderEvent {
+  const fill: FillReport = {
+    tradeId: tradeId(trade),
+    orderId: order.orderId!,
+    symbol: BTC,
+    positionSide: 'LONG',
+    orderSide: 'BUY',
+    direction: 'open_long',
+    size: dec(size),
+    value: dec(value),
+    fee: dec(fee),
+    realizedPnl: dec(0),
+    createdTime: h.vt.now(),
+  };
+  return {
+    kind: 'OrderFilled',
+    clientOid: order.clientOid,
+    at: h.vt.now(),
+    orderId: order.orderId!,
+    tradeId: fill.tradeId,
+    fill,
+  };
+}
 
 describe('engine: intent pipeline', () => {
   it('turns a strategy intent into a stored, submitted and accepted order with a deterministic client_oid', async () => {
@@ -255,39 +289,10 @@ describe('engine: order updates, fills and cancels reach strategies', () => {
     expect(seen).toEqual(['cb-r-1:created', 'cb-r-1:submitted', 'cb-r-1:pending']);
     const oid = clientOid('cb-r-1');
     const order = h.store.getOrder(oid)!;
-    const fill = {
-      tradeId: tradeId('t1'),
-      orderId: order.orderId!,
-      symbol: BTC,
-      positionSide: 'LONG',
-      orderSide: 'BUY',
-      direction: 'open_long',
-      size: dec('0.002'),
-      value: dec('0.2'),
-      fee: dec('0.0001'),
-      realizedPnl: dec(0),
-      createdTime: h.vt.now(),
-    };
-    h.engine.applyOrderEvents([
-      {
-        kind: 'OrderFilled',
-        clientOid: oid,
-        at: h.vt.now(),
-        orderId: order.orderId!,
-        tradeId: fill.tradeId,
-        fill,
-      },
-    ]);
-    h.engine.applyOrderEvents([
-      {
-        kind: 'OrderFilled',
-        clientOid: oid,
-        at: h.vt.now(),
-        orderId: order.orderId!,
-        tradeId: fill.tradeId,
-        fill,
-      },
-    ]);
+    const filled = openLongFilled(h, order, 't1', '0.002', '0.2', '0.0001');
+    // The same fill reported twice is applied once.
+    h.engine.applyOrderEvents([filled]);
+    h.engine.applyOrderEvents([filled]);
     await h.settle();
     expect(fills).toHaveLength(1);
     expect(fills[0]).toMatchObject({ strategy: 'r', clientOid: oid, side: 'open_long' });
@@ -402,29 +407,7 @@ describe('engine: restart and timers', () => {
     h.engine.start();
     await h.tick({ [BTC]: '100' });
     const order: Order = h.store.getOrder(clientOid('cb-s1-1'))!;
-    const fill = {
-      tradeId: tradeId('t1'),
-      orderId: orderId(order.orderId!),
-      symbol: BTC,
-      positionSide: 'LONG',
-      orderSide: 'BUY',
-      direction: 'open_long',
-      size: dec('0.001'),
-      value: dec('0.099'),
-      fee: dec('10'),
-      realizedPnl: dec(0),
-      createdTime: h.vt.now(),
-    };
-    h.engine.applyOrderEvents([
-      {
-        kind: 'OrderFilled',
-        clientOid: order.clientOid,
-        at: h.vt.now(),
-        orderId: order.orderId!,
-        tradeId: fill.tradeId,
-        fill,
-      },
-    ]);
+    h.engine.applyOrderEvents([openLongFilled(h, order, 't1', '0.001', '0.099', '10')]);
     expect(h.engine.tradingState()).toBe('REDUCING');
     expect(seenState).toEqual([]);
     await h.tick({ [BTC]: '100' });
@@ -487,29 +470,7 @@ describe('engine: the risk gate sees every change to live orders and positions',
     h.engine.start();
     await h.tick({ [BTC]: '100' });
     const order = h.store.getOrder(clientOid('cb-o-1'))!;
-    const fill = {
-      tradeId: tradeId('t-pos'),
-      orderId: order.orderId!,
-      symbol: BTC,
-      positionSide: 'LONG',
-      orderSide: 'BUY',
-      direction: 'open_long',
-      size: dec('0.02'),
-      value: dec('2'),
-      fee: dec('0'),
-      realizedPnl: dec(0),
-      createdTime: h.vt.now(),
-    };
-    h.engine.applyOrderEvents([
-      {
-        kind: 'OrderFilled',
-        clientOid: order.clientOid,
-        at: h.vt.now(),
-        orderId: order.orderId!,
-        tradeId: fill.tradeId,
-        fill,
-      },
-    ]);
+    h.engine.applyOrderEvents([openLongFilled(h, order, 't-pos', '0.02', '2', '0')]);
     expect(h.engine.openOrders()).toHaveLength(0);
     // Position 0.02 × 110 = 2.2, plus this order 0.02 × 110 = 2.2: above 3.
     await h.tick({ [BTC]: '110' });
