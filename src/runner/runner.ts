@@ -143,6 +143,8 @@ async function runWith(
   });
   let venue: Venue | undefined;
   let session: Session | undefined;
+  // Everything that keeps the event loop alive, so the finally block can stop it whatever failed.
+  const running: { bridge?: MetricsBridge; feed?: TickerFeed; control?: { stop(): void } } = {};
   try {
     venue = await openVenue({
       config,
@@ -157,7 +159,6 @@ async function runWith(
     const clock = venue.clock;
     // Timers run on the wall clock (asyncScheduler), whatever the venue's clock says.
     const timers = schedulerTimers(asyncScheduler);
-    const hooks: { bridge?: MetricsBridge } = {};
     let lastFullRoundAt: number | undefined;
     session = createSession({
       port: venue.port,
@@ -172,12 +173,12 @@ async function runWith(
       reconcile: reconcilerConfig(config.polling),
       onRound: (r) => {
         if (r.full) lastFullRoundAt = wallClock.now();
-        hooks.bridge?.round(r);
+        running.bridge?.round(r);
       },
     });
     const { engine, reconciler } = session;
     const bridge = new MetricsBridge(obs.metrics, engine, store, wallClock);
-    hooks.bridge = bridge;
+    running.bridge = bridge;
     engine.events$.subscribe((e) => {
       if (e.kind === 'EngineFailed') requestStop({ kind: 'failure', message: e.message });
     });
@@ -200,6 +201,7 @@ async function runWith(
         bridge.tickers(tickers);
       },
     });
+    running.feed = feed;
     let started = false;
     const historyIdleMs = config.polling.historyMs * config.polling.idleFactor;
     setReadiness(() =>
@@ -238,6 +240,7 @@ async function runWith(
       log: obs.logger,
       onKill: () => reconciler.nudge(),
     });
+    running.control = control;
     engine.start();
     feed.start();
     reconciler.start();
@@ -273,10 +276,18 @@ async function runWith(
       drainDeadlineMs: config.shutdown.drainDeadlineMs,
     });
     bridge.stop();
-    say(`capibot run: stopped (${describe(reason)}); ${report.openOrders} order(s) left open`);
+    const unsettled =
+      report.unsettled.length > 0
+        ? `, ${report.unsettled.length} of them with an unknown outcome (the next start settles them)`
+        : '';
+    say(`capibot run: stopped (${describe(reason)}); ${report.openOrders} order(s) left open${unsettled}`);
     return { exitCode: exitCodeOf(reason), reason: describe(reason), shutdown: report };
   } finally {
-    // After a failure half-way through start-up nothing may keep running (timers, queued requests).
+    // After a failure anywhere (start-up, shutdown) nothing may keep running (timers, queued requests,
+    // the metrics sampler), or the process would never exit.
+    running.feed?.stop();
+    running.control?.stop();
+    running.bridge?.stop();
     session?.reconciler.stop();
     session?.engine.stop();
     session?.engine.executor.stop();

@@ -2,15 +2,20 @@
 //   1. no new tickers, no new reconciliation rounds; strategies stop (no new intents);
 //   2. optionally every open order is canceled (orders never sent are canceled locally);
 //   3. the executor drains what is queued (cancels first) until the drain deadline;
-//   4. one last reconciliation round (straight to the venue: the executor has stopped), so the store
-//      ends as close to the exchange as it can;
+//   4. a last reconciliation round (straight to the venue: the executor has stopped), so the store
+//      ends as close to the exchange as it can; repeated while an order still awaits its placement
+//      outcome (its reply was lost: the venue's history may show it only a moment later), until the
+//      deadline. Found by the crash test: an order whose reply was lost in the run's last half second
+//      stayed `unknown` at exit while its fill sat in the store unattributed.
 // The store needs no flush: every commit was synchronous.
 import type { Logger } from 'pino';
 import type { Clock } from '../core/clock.ts';
+import type { ClientOid } from '../core/ids.ts';
 import { OutcomeUnknownError, RateLimitedError, TransportError } from '../core/errors.ts';
 import type { QueueDepth } from '../execution/executor.ts';
 import type { CancelTimer, Timers } from '../execution/timers.ts';
 import type { ReadThrough } from '../reconcile/fetch.ts';
+import { mayBeLost } from '../reconcile/kernel.ts';
 import type { CancelAllResult } from '../engine/engine.ts';
 import type { Session } from './session.ts';
 import type { TickerFeed } from './ticker-feed.ts';
@@ -27,15 +32,20 @@ export interface ShutdownDeps {
   readonly log: Logger;
   readonly cancelOpenOrders: boolean;
   readonly drainDeadlineMs: number;
+  /** Pause between last rounds while an order awaits its placement outcome. Default 500 ms. */
+  readonly unsettledRetryMs?: number;
 }
 
 export interface ShutdownReport {
   readonly canceled: CancelAllResult;
   /** What the executor still held at the deadline (unsent placements were rejected locally). */
   readonly left: QueueDepth;
-  readonly finalReconciliation: 'done' | 'failed' | 'timed-out';
+  /** 'unsettled': rounds succeeded, but some orders still await their outcome at the deadline. */
+  readonly finalReconciliation: 'done' | 'unsettled' | 'failed' | 'timed-out';
   /** Orders still open in the store after the last round. */
   readonly openOrders: number;
+  /** Orders whose placement outcome is still unknown (the next start settles them). */
+  readonly unsettled: readonly ClientOid[];
 }
 
 /** `p`, or 'timed-out' after `ms`; the timer is canceled either way (it must not keep the process up). */
@@ -87,19 +97,42 @@ export async function shutdown(d: ShutdownDeps): Promise<ShutdownReport> {
   const unsent = left.cancels + left.placements + left.staged + left.inFlight;
   if (unsent > 0) d.log.warn({ left }, 'shutdown: the drain deadline passed with requests left');
 
-  let finalReconciliation: ShutdownReport['finalReconciliation'] = 'done';
-  try {
-    const r = await within(
-      d.timers,
-      Math.max(remaining(), 5_000),
-      reconciler.reconcileOnce({ read: retryingRead(d.timers) }),
+  const finalReconciliation = await lastRounds(d, Math.max(remaining(), 5_000));
+  const open = engine.openOrders();
+  const openOrders = open.length;
+  const unsettled = open.filter(mayBeLost).map((o) => o.clientOid);
+  if (unsettled.length > 0) {
+    d.log.warn(
+      { count: unsettled.length, clientOids: unsettled },
+      'shutdown: orders whose placement outcome is still unknown; the next start settles them',
     );
-    if (r === 'timed-out') finalReconciliation = 'timed-out';
-  } catch (e) {
-    finalReconciliation = 'failed';
-    d.log.warn({ err: e }, 'shutdown: the last reconciliation failed; the next start reconciles');
   }
-  const openOrders = engine.openOrders().length;
   d.log.info({ canceled, left, finalReconciliation, openOrders }, 'shutdown: done');
-  return { canceled, left, finalReconciliation, openOrders };
+  return { canceled, left, finalReconciliation, openOrders, unsettled };
+}
+
+/**
+ * Reconciliation rounds straight to the venue, within `budgetMs`: one, then more while an order awaits
+ * its placement outcome (a lost reply; the venue's history may lag behind its own orders).
+ */
+async function lastRounds(d: ShutdownDeps, budgetMs: number): Promise<ShutdownReport['finalReconciliation']> {
+  const { engine, reconciler } = d.session;
+  const deadline = d.wall.now() + budgetMs;
+  const pause = d.unsettledRetryMs ?? 500;
+  for (;;) {
+    try {
+      const r = await within(
+        d.timers,
+        deadline - d.wall.now(),
+        reconciler.reconcileOnce({ read: retryingRead(d.timers) }),
+      );
+      if (r === 'timed-out') return 'timed-out';
+    } catch (e) {
+      d.log.warn({ err: e }, 'shutdown: the last reconciliation failed; the next start reconciles');
+      return 'failed';
+    }
+    if (!engine.openOrders().some(mayBeLost)) return 'done';
+    if (deadline - d.wall.now() < pause) return 'unsettled';
+    await delay(d.timers, pause);
+  }
 }

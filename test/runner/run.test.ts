@@ -4,7 +4,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { parseConfigText } from '../../src/config/load.ts';
 import { ConfigError, StoreError } from '../../src/core/errors.ts';
 import { runTrading } from '../../src/runner/runner.ts';
@@ -133,6 +133,46 @@ describe('capibot run (in process)', () => {
     await expect(runTrading({ config: paper, env: {}, live: true, signals: false })).rejects.toThrow(
       /mode: paper/,
     );
+  });
+
+  it('a failure after trading started leaves nothing running (the process can exit)', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'capibot-run-'));
+    // Every interval the run starts (RxJS schedules all its timers with setInterval) must be cleared
+    // or unref'd once it has failed.
+    const live = new Set<NodeJS.Timeout>();
+    let started = 0;
+    const setInterval0 = globalThis.setInterval;
+    const clearInterval0 = globalThis.clearInterval;
+    vi.spyOn(globalThis, 'setInterval').mockImplementation(((fn: () => void, ms?: number) => {
+      const t = setInterval0(fn, ms);
+      live.add(t);
+      started++;
+      return t;
+    }));
+    vi.spyOn(globalThis, 'clearInterval').mockImplementation((t) => {
+      live.delete(t as NodeJS.Timeout);
+      clearInterval0(t);
+    });
+    try {
+      await expect(
+        runTrading({
+          config: paperConfig(join(dir, 'store.sqlite')),
+          env: {},
+          live: false,
+          signals: false,
+          logger: { level: 'silent' },
+          // Throws once the feed, the metrics sampler and the control channel are all running.
+          say: (line) => {
+            if (line.startsWith('capibot run: trading')) throw new Error('output failed');
+          },
+        }),
+      ).rejects.toThrow('output failed');
+      expect(started).toBeGreaterThan(0);
+      expect([...live].filter((t) => t.hasRef())).toEqual([]);
+    } finally {
+      vi.restoreAllMocks();
+      for (const t of live) clearInterval0(t);
+    }
   });
 
   it('a second runner on the same store refuses to start', async () => {
