@@ -14,6 +14,15 @@ export type EndpointId =
   | 'fills'
   | 'historyPlan';
 
+/**
+ * Reads that were not sent because their answer could not differ from the last one (a backtest's
+ * skipped reconciliation round), to be charged as if sent at `at`.
+ */
+export interface UnsentReads {
+  readonly at: number;
+  readonly endpoints: readonly EndpointId[];
+}
+
 export interface Endpoint {
   readonly id: EndpointId;
   readonly method: 'GET' | 'POST';
@@ -31,15 +40,97 @@ export interface Endpoint {
 }
 
 export const ENDPOINTS: Readonly<Record<EndpointId, Endpoint>> = {
-  time: { id: 'time', method: 'GET', path: '/capi/v2/market/time', ipWeight: 1, uidWeight: 0, signed: false, orderRateCapped: false, idempotent: true },
-  contracts: { id: 'contracts', method: 'GET', path: '/capi/v2/market/contracts', ipWeight: 10, uidWeight: 0, signed: false, orderRateCapped: false, idempotent: true },
-  tickers: { id: 'tickers', method: 'GET', path: '/capi/v2/market/tickers', ipWeight: 40, uidWeight: 0, signed: false, orderRateCapped: false, idempotent: true },
-  placeOrder: { id: 'placeOrder', method: 'POST', path: '/capi/v2/order/placeOrder', ipWeight: 2, uidWeight: 5, signed: true, orderRateCapped: true, idempotent: false },
-  batchOrders: { id: 'batchOrders', method: 'POST', path: '/capi/v2/order/batchOrders', ipWeight: 5, uidWeight: 10, signed: true, orderRateCapped: false, idempotent: false, maxBatch: 20 },
-  cancelOrder: { id: 'cancelOrder', method: 'POST', path: '/capi/v2/order/cancel_order', ipWeight: 2, uidWeight: 3, signed: true, orderRateCapped: true, idempotent: false },
-  history: { id: 'history', method: 'GET', path: '/capi/v2/order/history', ipWeight: 10, uidWeight: 10, signed: true, orderRateCapped: false, idempotent: true },
-  fills: { id: 'fills', method: 'GET', path: '/capi/v2/order/fills', ipWeight: 5, uidWeight: 5, signed: true, orderRateCapped: false, idempotent: true },
-  historyPlan: { id: 'historyPlan', method: 'GET', path: '/capi/v2/order/historyPlan', ipWeight: 5, uidWeight: 10, signed: true, orderRateCapped: false, idempotent: true },
+  time: {
+    id: 'time',
+    method: 'GET',
+    path: '/capi/v2/market/time',
+    ipWeight: 1,
+    uidWeight: 0,
+    signed: false,
+    orderRateCapped: false,
+    idempotent: true,
+  },
+  contracts: {
+    id: 'contracts',
+    method: 'GET',
+    path: '/capi/v2/market/contracts',
+    ipWeight: 10,
+    uidWeight: 0,
+    signed: false,
+    orderRateCapped: false,
+    idempotent: true,
+  },
+  tickers: {
+    id: 'tickers',
+    method: 'GET',
+    path: '/capi/v2/market/tickers',
+    ipWeight: 40,
+    uidWeight: 0,
+    signed: false,
+    orderRateCapped: false,
+    idempotent: true,
+  },
+  placeOrder: {
+    id: 'placeOrder',
+    method: 'POST',
+    path: '/capi/v2/order/placeOrder',
+    ipWeight: 2,
+    uidWeight: 5,
+    signed: true,
+    orderRateCapped: true,
+    idempotent: false,
+  },
+  batchOrders: {
+    id: 'batchOrders',
+    method: 'POST',
+    path: '/capi/v2/order/batchOrders',
+    ipWeight: 5,
+    uidWeight: 10,
+    signed: true,
+    orderRateCapped: false,
+    idempotent: false,
+    maxBatch: 20,
+  },
+  cancelOrder: {
+    id: 'cancelOrder',
+    method: 'POST',
+    path: '/capi/v2/order/cancel_order',
+    ipWeight: 2,
+    uidWeight: 3,
+    signed: true,
+    orderRateCapped: true,
+    idempotent: false,
+  },
+  history: {
+    id: 'history',
+    method: 'GET',
+    path: '/capi/v2/order/history',
+    ipWeight: 10,
+    uidWeight: 10,
+    signed: true,
+    orderRateCapped: false,
+    idempotent: true,
+  },
+  fills: {
+    id: 'fills',
+    method: 'GET',
+    path: '/capi/v2/order/fills',
+    ipWeight: 5,
+    uidWeight: 5,
+    signed: true,
+    orderRateCapped: false,
+    idempotent: true,
+  },
+  historyPlan: {
+    id: 'historyPlan',
+    method: 'GET',
+    path: '/capi/v2/order/historyPlan',
+    ipWeight: 5,
+    uidWeight: 10,
+    signed: true,
+    orderRateCapped: false,
+    idempotent: true,
+  },
 };
 
 export const ENDPOINT_BY_PATH: ReadonlyMap<string, Endpoint> = new Map(

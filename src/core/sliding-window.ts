@@ -140,7 +140,7 @@ function copyLive(log: WindowLog): Backing {
   };
 }
 
-/** The live entries as (time, weights) pairs, oldest first. For tests and diagnostics: O(n). */
+/** The live entries as (time, weights) pairs, oldest first: O(n), for a few entries at a time. */
 export function entries(log: WindowLog): { t: number; weights: number[] }[] {
   const out: { t: number; weights: number[] }[] = [];
   const b = log.backing;

@@ -10,6 +10,7 @@ import {
   EMPTY_BOOK,
   positionKey,
   summarize,
+  type Position,
   type PositionBook,
 } from '../core/positions.ts';
 import type { FillReport } from '../core/reports.ts';
@@ -18,8 +19,21 @@ import type { PnlSnapshot, PositionSnapshot } from '../strategy/types.ts';
 
 export type Marks = (symbol: SymbolId) => Dec | undefined;
 
+/** The last snapshot of one strategy's symbol, with the legs it was made from. */
+interface CachedSnapshot {
+  readonly long: Position | undefined;
+  readonly short: Position | undefined;
+  readonly snapshot: PositionSnapshot;
+}
+
 export class Portfolio {
   #book: PositionBook = EMPTY_BOOK;
+  /**
+   * Snapshots per strategy and symbol, reused while their legs are the same objects (the book is
+   * immutable: a fill replaces the legs it touches). Strategies read their position on every ticker;
+   * the average entry price is a decimal division.
+   */
+  readonly #snapshots = new Map<string, CachedSnapshot>();
 
   get book(): PositionBook {
     return this.#book;
@@ -41,17 +55,22 @@ export class Portfolio {
   }
 
   position(strategy: StrategyId, symbol: SymbolId): PositionSnapshot {
-    const long = this.#book.get(positionKey(strategy, symbol, 'long'));
+    const longKey = positionKey(strategy, symbol, 'long');
+    const long = this.#book.get(longKey);
     const short = this.#book.get(positionKey(strategy, symbol, 'short'));
+    const cached = this.#snapshots.get(longKey);
+    if (cached !== undefined && cached.long === long && cached.short === short) return cached.snapshot;
     const longEntry = long !== undefined ? averageEntry(long) : undefined;
     const shortEntry = short !== undefined ? averageEntry(short) : undefined;
-    return Object.freeze({
+    const snapshot: PositionSnapshot = Object.freeze({
       symbol,
       long: long?.qty ?? ZERO,
       short: short?.qty ?? ZERO,
       ...(longEntry !== undefined ? { longEntryPrice: longEntry } : {}),
       ...(shortEntry !== undefined ? { shortEntryPrice: shortEntry } : {}),
     });
+    this.#snapshots.set(longKey, { long, short, snapshot });
+    return snapshot;
   }
 
   /** PnL of one strategy, or of the whole account when `strategy` is undefined. */

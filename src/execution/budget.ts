@@ -215,7 +215,7 @@ export function tryConsume(
  * holds floating-point times (epoch ms are not small integers), and V8 copies such objects by spread
  * about seven times slower (this runs for every request, and for every skipped round of a backtest).
  */
-function moved(
+export function moved(
   state: BudgetState,
   weights: WindowLog,
   orders: WindowLog,

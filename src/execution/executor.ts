@@ -20,7 +20,7 @@
 import PQueue from 'p-queue';
 import type { Logger } from 'pino';
 import type { Clock } from '../core/clock.ts';
-import { ENDPOINTS, type EndpointId } from '../core/endpoints.ts';
+import { ENDPOINTS, type EndpointId, type UnsentReads } from '../core/endpoints.ts';
 import type { OrderEvent } from '../core/events.ts';
 import type { ClientOid } from '../core/ids.ts';
 import type { PlaceOutcome } from '../core/reports.ts';
@@ -37,6 +37,7 @@ import {
   type QueueDepth,
 } from './executor-types.ts';
 import { onRateLimited, tryConsume, usage, type BudgetState, type BudgetUsage } from './budget.ts';
+import { consumeGroups } from './budget-groups.ts';
 import { cancelEvent, classifyFailure, placementEvents, type FailureDisposition } from './outcomes.ts';
 import { PlacementPool, type PooledPlacement } from './placement-pool.ts';
 import type { PlannedCall } from './planner.ts';
@@ -221,6 +222,30 @@ export class Executor {
     this.#budget = budget;
     for (const endpoint of endpoints) this.#requests[endpoint] = (this.#requests[endpoint] ?? 0) + 1;
     return true;
+  }
+
+  /**
+   * The rounds a sleeping reconciliation loop slept through (RoundShortcut.quiet), in time order, each
+   * charged at its own time exactly as `chargeUnsent(endpoints, venue, at)` per round would, in one
+   * pass (budget.ts `consumeGroups`). `venue` charges the simulator for the rounds the budget granted
+   * and says how many it took. Returns the number of rounds charged: the first ones.
+   */
+  chargeUnsentRounds(
+    rounds: readonly UnsentReads[],
+    venue: (granted: readonly UnsentReads[]) => number,
+  ): number {
+    if (this.#stopped || rounds.length === 0) return 0;
+    const budgeted = consumeGroups(this.#budget, rounds);
+    const n = budgeted.granted;
+    const taken = n === 0 ? 0 : venue(n === rounds.length ? rounds : rounds.slice(0, n));
+    if (taken === 0) return 0;
+    this.#budget = taken === n ? budgeted.state : consumeGroups(this.#budget, rounds.slice(0, taken)).state;
+    for (let i = 0; i < taken; i++) {
+      for (const endpoint of rounds[i]?.endpoints ?? []) {
+        this.#requests[endpoint] = (this.#requests[endpoint] ?? 0) + 1;
+      }
+    }
+    return taken;
   }
 
   // ---- state ---------------------------------------------------------------------------------------

@@ -30,6 +30,9 @@ import { decodeFillsCursor, encodeFillsCursor, type FillsPagingConfig } from './
 import type { HistoryWindowConfig } from './history-window.ts';
 import { decodePlanCursor, encodePlanCursor } from './plan-cursor.ts';
 import { planHistoryQueries, type PlanCursor, type PlanWindowConfig } from './plan-history-window.ts';
+import { sleptRounds, type Loop, type RoundShortcut, type SkippedReads } from './round-shortcut.ts';
+
+export type { RoundShortcut } from './round-shortcut.ts';
 import { activityOf, pollInterval, type PollIntervals } from './poll-interval.ts';
 import { logWarnings, runRound, type RoundResult } from './round.ts';
 
@@ -50,37 +53,6 @@ export interface ReconcilerConfig {
   readonly history: { readonly intervals: PollIntervals; readonly window: HistoryWindowConfig };
   /** Absent: plan orders are not polled. */
   readonly plans?: { readonly intervalMs: number; readonly window: PlanWindowConfig };
-}
-
-/**
- * Backtests against the in-process simulator: a poll whose answer cannot differ from the last one is
- * not sent, but still weighed and counted, at the moment it would have been sent.
- *
- * A loop's round is skipped only when (1) the venue's state version is the one its last real round
- * started at — no order or fill changed there since, so every read would return the same rows; (2)
- * every live local order has its exchange id — nothing is waiting for an outcome that a round could
- * settle or declare lost as time passes; and (3) `chargeUnsent` takes the weight of the reads that
- * last real round made, which it does only when sending them would not have waited for anything (the
- * executor has no work and the budget grants them at once). Such a round would have found nothing to
- * change; skipping it leaves orders, fills, weights, request counts and timing exactly as they would
- * have been, which the backtest/live parity test checks. Plan polls are skipped alike when the last
- * real one found no plan order (their cursor still moves on, as a real empty poll moves it).
- */
-export interface RoundShortcut {
-  /** Changes whenever an order or a fill changes at the venue. */
-  readonly venueVersion: () => number;
-  /**
-   * Charges reads that are not sent, at `at` (default now: then only while sending them would not
-   * have waited for anything); false (the round then runs for real) when that cannot be done.
-   */
-  readonly chargeUnsent: (endpoints: readonly EndpointId[], at?: number) => boolean;
-  /**
-   * True while the venue changes only through requests (nothing of its own falls due with time).
-   * Then a loop whose round was skipped sleeps without a timer until `wake` (work reaches the
-   * executor, or the driver asks): the rounds that fell due meanwhile are charged then, each at its
-   * own time, exactly as the skipped rounds they would have been. Absent: loops always keep timers.
-   */
-  readonly quiet?: () => boolean;
 }
 
 export interface ReconcilerDeps {
@@ -123,8 +95,6 @@ export interface ReconcileOnceOptions {
   /** Read through something else than the budgeted lane (shutdown, after the executor stopped). */
   readonly read?: ReadThrough;
 }
-
-type Loop = 'fills' | 'history' | 'plans';
 
 interface Dormant {
   /** When its next round falls due. */
@@ -217,23 +187,39 @@ export class Reconciler {
 
   /**
    * Sleeping loops (RoundShortcut.quiet): charges every round that fell due up to now, each at its own
-   * time, as the skipped round it was. A loop whose venue changed, or any loop when `work` reaches the
-   * executor (a placement or a cancel: the venue is about to change), gets its timer back; the others
-   * sleep on. Call it before anything else takes weight from the budget, so charges stay in time order.
+   * time and all loops' rounds in time order, as the skipped rounds they were (one call:
+   * RoundShortcut.chargeUnsentRounds). A loop whose venue changed, or any loop when `work` reaches the
+   * executor (a placement or a cancel: the venue is about to change), or whose round could not be
+   * charged, gets its timer back; the others sleep on. Call it before anything else takes weight from
+   * the budget, so charges stay in time order.
    */
   wake(opts: { readonly work?: boolean } = {}): void {
     const sc = this.#d.shortcut;
     if (sc === undefined || this.#dormant.size === 0) return;
     const now = this.#d.clock.now();
-    for (const [loop, d] of [...this.#dormant]) {
-      let charged = true;
-      while (d.due <= now) {
-        charged = this.#chargeSkipped(loop, d.due);
-        if (!charged) break;
-        d.due += this.#intervalAt(loop, d.statuses, d.due);
+    const { rounds, blocked } = sleptRounds(
+      [...this.#dormant].map(([loop, d]) => ({ loop, due: d.due })),
+      now,
+      (loop, at, cursor) => this.#skippedReads(loop, at, cursor),
+      (loop, at) => this.#intervalAt(loop, this.#dormant.get(loop)?.statuses ?? [], at),
+    );
+    const charged = rounds.length === 0 ? 0 : sc.chargeUnsentRounds(rounds);
+    for (let i = 0; i < rounds.length; i++) {
+      const r = rounds[i];
+      const d = r !== undefined ? this.#dormant.get(r.loop) : undefined;
+      if (r === undefined || d === undefined) continue;
+      if (i < charged) {
+        this.#countSkipped(r.loop, r.at, r.planCursor);
+        d.due = r.next;
+      } else if (!blocked.has(r.loop)) {
+        // Not charged (a weight window refused it): the loop runs it for real, from this time on.
+        blocked.add(r.loop);
+        d.due = r.at;
       }
+    }
+    for (const [loop, d] of [...this.#dormant]) {
       const changed = opts.work === true || sc.venueVersion() !== d.version || sc.quiet?.() !== true;
-      if (charged && !changed) continue;
+      if (!blocked.has(loop) && !changed) continue;
       this.#dormant.delete(loop);
       if (this.#running) this.#schedule(loop, Math.max(0, d.due - now));
     }
@@ -338,35 +324,41 @@ export class Reconciler {
     return this.#chargeSkipped(loop) ? open : undefined;
   }
 
-  /**
-   * Charges the reads of one skipped round of `loop` (those of its last real round; for plan polls,
-   * the windows due from the cursor, which then moves on as a real empty poll moves it), now or at
-   * `at` (a sleeping loop's round). False when they could not be charged.
-   */
-  #chargeSkipped(loop: Loop, at?: number): boolean {
+  /** Charges the reads of one skipped round of `loop` now; false when they could not be charged. */
+  #chargeSkipped(loop: Loop): boolean {
     const sc = this.#d.shortcut;
+    const now = this.#d.clock.now();
+    const reads = this.#skippedReads(loop, now);
+    if (sc === undefined || reads === undefined || !sc.chargeUnsent(reads.endpoints)) return false;
+    this.#countSkipped(loop, now, reads.planCursor);
+    return true;
+  }
+
+  /**
+   * The reads of one skipped round of `loop` at `at`: those of its last real round; for plan polls,
+   * the windows due from the cursor (`cursor`, default the current one), which then moves on as a real
+   * empty poll moves it. Undefined when they are not known.
+   */
+  #skippedReads(loop: Loop, at: number, cursor?: PlanCursor): SkippedReads | undefined {
     const last = this.#lastReal.get(loop);
-    if (sc === undefined || last === undefined) return false;
-    const when = at ?? this.#d.clock.now();
-    let planCursor: PlanCursor | undefined;
-    let reads = last.reads;
-    if (loop === 'plans') {
-      const cfg = this.#d.config.plans;
-      if (cfg === undefined) return false;
-      const cursor =
-        this.#unsavedPlanCursor ?? decodePlanCursor(this.#d.store.getMeta(RECONCILE_META.planCursor));
-      const plan = planHistoryQueries(this.#d.symbols, cursor, cfg.window, when);
-      reads = plan.queries.map((): EndpointId => 'historyPlan');
-      planCursor = plan.cursorAfter;
-    }
-    if (!sc.chargeUnsent(reads, at)) return false;
+    if (this.#d.shortcut === undefined || last === undefined) return undefined;
+    if (loop !== 'plans') return { endpoints: last.reads };
+    const cfg = this.#d.config.plans;
+    if (cfg === undefined) return undefined;
+    const from =
+      cursor ?? this.#unsavedPlanCursor ?? decodePlanCursor(this.#d.store.getMeta(RECONCILE_META.planCursor));
+    const plan = planHistoryQueries(this.#d.symbols, from, cfg.window, at);
+    return { endpoints: plan.queries.map((): EndpointId => 'historyPlan'), planCursor: plan.cursorAfter };
+  }
+
+  /** Records a skipped round of `loop` at `at` as done (its reads were charged). */
+  #countSkipped(loop: Loop, at: number, planCursor?: PlanCursor): void {
     if (planCursor !== undefined) this.#unsavedPlanCursor = planCursor;
     this.#skipped++;
     if (loop !== 'plans') {
-      this.#lastSuccessAt = when;
-      if (loop === 'history') this.#lastFullAt = when;
+      this.#lastSuccessAt = at;
+      if (loop === 'history') this.#lastFullAt = at;
     }
-    return true;
   }
 
   /** Wraps `read` to note the endpoints a loop's round reads, and the venue version it started at. */

@@ -109,6 +109,8 @@ export function createSession(d: SessionDeps): Session {
             ...venue,
             chargeUnsent: (eps, at) =>
               engine.executor.chargeUnsent(eps, () => venue.chargeUnsent(eps, at), at),
+            chargeUnsentRounds: (rounds) =>
+              engine.executor.chargeUnsentRounds(rounds, (granted) => venue.chargeUnsentRounds(granted)),
           },
         }
       : {}),

@@ -344,4 +344,28 @@ describe('executor: reads charged without sending (backtest round shortcut)', ()
     expect(h.ex.chargeUnsent(reads.slice(1))).toBe(true);
     expect(h.ex.metrics().weightUsed).toEqual({ ip: 100, uid: 100 });
   });
+
+  it('charges slept rounds up to the first the budget refuses, and only those the venue took', () => {
+    const h = harness({ budget: { ipWeightPerWindow: 100, uidWeightPerWindow: 100, safetyMargin: 1 } });
+    const t0 = h.vt.now();
+    // History weighs 10: rounds every second fill the 10 s window after ten; the eleventh is refused.
+    const rounds = Array.from({ length: 14 }, (_, i) => ({
+      at: t0 + i * 1_000,
+      endpoints: ['history' as const],
+    }));
+    let offered = 0;
+    expect(
+      h.ex.chargeUnsentRounds(rounds, (granted) => {
+        offered = granted.length;
+        return 7; // the venue's own window took seven
+      }),
+    ).toBe(7);
+    expect(offered).toBe(10);
+    expect(h.ex.metrics().requestsByEndpoint).toEqual({ history: 7 });
+    expect(h.ex.metrics().weightUsed).toEqual({ ip: 70, uid: 70 });
+    // The rest, later, where the window has room again.
+    const later = rounds.slice(7).map((r) => ({ ...r, at: r.at + 20_000 }));
+    expect(h.ex.chargeUnsentRounds(later, (granted) => granted.length)).toBe(7);
+    expect(h.ex.metrics().requestsByEndpoint).toEqual({ history: 14 });
+  });
 });

@@ -24,9 +24,13 @@ async function run(skipIdleRounds: boolean) {
     skipIdleRounds,
   });
   const pendingTimers: number[] = [];
+  // What the weight windows hold after each poll: the rounds of the last 10 s, each at its own time.
+  const windows: { budget: [number, number]; venue: unknown }[] = [];
   for (const p of data) {
     await s.feed(p);
     pendingTimers.push(s.vt.scheduler.actions.length);
+    const u = s.engine.executor.budgetUsage();
+    windows.push({ budget: [u.ip.used, u.uid.used], venue: s.sim.venue.limiter.usage(s.vt.now()) });
   }
   await s.idleFor(30_000);
   s.reconciler.stop();
@@ -38,6 +42,7 @@ async function run(skipIdleRounds: boolean) {
     sim: s.sim.stats().requests.byEndpoint,
     status: s.reconciler.status(),
     pendingTimers,
+    windows,
   };
   s.close();
   return out;
@@ -51,6 +56,10 @@ describe('sleeping reconciliation loops', () => {
     expect(asleep.requests).toEqual(every.requests);
     expect(asleep.weight).toEqual(every.weight);
     expect(asleep.sim).toEqual(every.sim);
+    // The windows hold the same weight at every poll: the rounds slept through were charged in time
+    // order, at their own times, and those older than a window had expired from it.
+    expect(asleep.windows).toEqual(every.windows);
+    expect(every.windows.slice(1).every((w) => w.budget[0] > 0)).toBe(true);
     expect(asleep.planCursor).toBeDefined();
     expect(asleep.planCursor).toBe(every.planCursor);
     expect(every.requests['fills']).toBeGreaterThan(50); // every 2–6 s over 10.5 minutes

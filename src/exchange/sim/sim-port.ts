@@ -5,7 +5,7 @@
 // and mappers as the HTTP client, so both ports answer alike; order-level refusals (business,
 // parameter, not found) come back as `rejected` outcomes exactly as WeexClient returns them.
 import type { Clock } from '../../core/clock.ts';
-import { ENDPOINTS, type EndpointId } from '../../core/endpoints.ts';
+import { ENDPOINTS, type EndpointId, type UnsentReads } from '../../core/endpoints.ts';
 import { ExchangeError, OutcomeUnknownError, RateLimitedError } from '../../core/errors.ts';
 import { orderId as toOrderId, type SymbolId } from '../../core/ids.ts';
 import type { ContractSpec, RecordedPoll, Ticker, WireTicker } from '../../core/market.ts';
@@ -136,6 +136,15 @@ export class SimPort implements ExchangePort {
       this.venue.stats.request(endpoint);
     }
     return true;
+  }
+
+  /** `chargeUnsent` for each round at its time, in order; returns how many rounds were charged. */
+  chargeUnsentRounds(rounds: readonly UnsentReads[]): number {
+    for (let i = 0; i < rounds.length; i++) {
+      const r = rounds[i];
+      if (r === undefined || !this.chargeUnsent(r.endpoints, r.at)) return i;
+    }
+    return rounds.length;
   }
 
   // -------------------------------------------------------------------------------------------

@@ -13,7 +13,7 @@ import type { ConfigInput } from '../../config/schema.ts';
 import { ValidatedConfigSchema } from '../../config/cross-checks.ts';
 import type { Config } from '../../config/schema.ts';
 import { dec, type Dec } from '../../core/decimal.ts';
-import type { EndpointId } from '../../core/endpoints.ts';
+import type { EndpointId, UnsentReads } from '../../core/endpoints.ts';
 import type { OrderEvent } from '../../core/events.ts';
 import { ConfigError } from '../../core/errors.ts';
 import { symbolId, type SymbolId } from '../../core/ids.ts';
@@ -144,6 +144,7 @@ export class Session {
             venueShortcut: {
               venueVersion: () => this.sim.stateVersion(),
               chargeUnsent: (eps: readonly EndpointId[], at?: number) => this.sim.chargeUnsent(eps, at),
+              chargeUnsentRounds: (rounds: readonly UnsentReads[]) => this.sim.chargeUnsentRounds(rounds),
               quiet: () => this.sim.quiet(),
             },
           }),
