@@ -31,10 +31,10 @@ import type { HistoryWindowConfig } from './history-window.ts';
 import { decodePlanCursor, encodePlanCursor } from './plan-cursor.ts';
 import { planHistoryQueries, type PlanCursor, type PlanWindowConfig } from './plan-history-window.ts';
 import { sleptRounds, type Loop, type RoundShortcut, type SkippedReads } from './round-shortcut.ts';
-
-export type { RoundShortcut } from './round-shortcut.ts';
 import { activityOf, pollInterval, type PollIntervals } from './poll-interval.ts';
 import { logWarnings, runRound, type RoundResult } from './round.ts';
+
+export type { RoundShortcut } from './round-shortcut.ts';
 
 /** Meta keys (store) of the pollers' state. */
 export const RECONCILE_META = {
