@@ -63,8 +63,15 @@ export function consumeGroups(
   let limits = effectiveLimits(state.config, factorAt(state, first));
   const fullFactor = state.factorAtShrink >= 1;
   for (const g of groups) {
+    // A group without requests is granted as tryConsume would grant nothing: no check, no clock.
+    if (g.endpoints.length === 0) {
+      granted++;
+      continue;
+    }
     const t = Math.max(g.at, clock);
     if (state.backoffUntil > t) break;
+    const headBefore = head;
+    const [ipBefore, uidBefore] = [ipSum, uidSum];
     while (head < times.length && (times[head] ?? 0) <= t - windowMs) {
       ipSum -= ips[head] ?? 0;
       uidSum -= uids[head] ?? 0;
@@ -72,8 +79,9 @@ export function consumeGroups(
     }
     if (!fullFactor) limits = effectiveLimits(state.config, factorAt(state, t));
     const mark = times.length;
-    const [ipBefore, uidBefore] = [ipSum, uidSum];
     let refused = false;
+    let ipGroup = 0;
+    let uidGroup = 0;
     for (const e of g.endpoints) {
       const cost = costOf(e);
       if (
@@ -90,27 +98,29 @@ export function consumeGroups(
         ipSum += cost.ipWeight;
         uidSum += cost.uidWeight;
       }
+      ipGroup += cost.ipWeight;
+      uidGroup += cost.uidWeight;
     }
     if (refused) {
+      // Undo the group, expiry included: the state ends at the last granted time, where the
+      // entries this group's later time expired are still live.
       times.length = ips.length = uids.length = mark;
+      head = headBefore;
       ipSum = ipBefore;
       uidSum = uidBefore;
       break;
     }
-    for (const e of g.endpoints) {
-      const cost = costOf(e);
-      ipTotal += cost.ipWeight;
-      uidTotal += cost.uidWeight;
-      requests++;
-    }
+    ipTotal += ipGroup;
+    uidTotal += uidGroup;
+    requests += g.endpoints.length;
     clock = t;
     granted++;
   }
-  if (granted === 0) return { granted, state };
+  if (requests === 0) return { granted, state };
   // Requests expired by the last granted time can never weigh on a later request: only the others
   // enter the log (which keeps its older entries; they expire there as usual).
   let weights = state.weights;
-  for (let i = Math.max(fresh, head); i < times.length; i++) {
+  for (let i = fresh; i < times.length; i++) {
     const t = times[i] ?? clock;
     if (t > clock - windowMs) weights = append(weights, t, [ips[i] ?? 0, uids[i] ?? 0]);
   }

@@ -42,7 +42,11 @@ export interface RoundShortcut {
 
 export type Loop = 'fills' | 'history' | 'plans';
 
-/** Rank of each loop among rounds due at one instant (the order their timers were started in). */
+/**
+ * Rank of each loop among rounds due at one instant: a fixed order, so charges are deterministic.
+ * (Live timers due at one instant fire in the order they were set; that order matters only when a
+ * window is full to the last request, and then only for which of two reads waits.)
+ */
 const LOOP_ORDER: Readonly<Record<Loop, number>> = { fills: 0, history: 1, plans: 2 };
 
 /** The reads of one skipped round; plan polls also move the plan cursor. */
@@ -62,8 +66,7 @@ export interface SleptRound extends UnsentReads {
 
 /**
  * The rounds each sleeping loop slept through up to `now` (its first at `due`, then every
- * `intervalAt(loop, at)`), merged in time order (ties: fills, history, plans, as their timers would
- * fire). `readsAt` gives a round's reads (plan polls: from the cursor the previous round left);
+ * `intervalAt(loop, at)`), merged in time order (ties: fills, history, plans). `readsAt` gives a round's reads (plan polls: from the cursor the previous round left);
  * undefined means they are not known, and the loop is `blocked`: it must run that round for real.
  */
 export function sleptRounds(

@@ -10,6 +10,7 @@
 // The store needs no flush: every commit was synchronous.
 import type { Logger } from 'pino';
 import type { Clock } from '../core/clock.ts';
+import { ENDPOINTS, VENUE_LIMITS, type EndpointId } from '../core/endpoints.ts';
 import type { ClientOid } from '../core/ids.ts';
 import { OutcomeUnknownError, RateLimitedError, TransportError } from '../core/errors.ts';
 import type { QueueDepth } from '../execution/executor.ts';
@@ -114,25 +115,48 @@ export async function shutdown(d: ShutdownDeps): Promise<ShutdownReport> {
 /**
  * Reconciliation rounds straight to the venue, within `budgetMs`: one, then more while an order awaits
  * its placement outcome (a lost reply; the venue's history may lag behind its own orders).
+ *
+ * A repeat starts only when the time left holds the pause and another round as long as the last one.
+ * These reads bypass the weight budget (the executor has stopped), so repeats are spaced to use at
+ * most half the venue's weight limits: they follow the drain's cancels, and others may share the
+ * account.
  */
 async function lastRounds(d: ShutdownDeps, budgetMs: number): Promise<ShutdownReport['finalReconciliation']> {
   const { engine, reconciler } = d.session;
   const deadline = d.wall.now() + budgetMs;
-  const pause = d.unsettledRetryMs ?? 500;
-  for (;;) {
+  const minPause = d.unsettledRetryMs ?? 500;
+  for (let round = 0; ; round++) {
+    const started = d.wall.now();
+    const weight = { ip: 0, uid: 0 };
     try {
       const r = await within(
         d.timers,
-        deadline - d.wall.now(),
-        reconciler.reconcileOnce({ read: retryingRead(d.timers) }),
+        deadline - started,
+        reconciler.reconcileOnce({ read: weighed(retryingRead(d.timers), weight) }),
       );
-      if (r === 'timed-out') return 'timed-out';
+      if (r === 'timed-out') return round === 0 ? 'timed-out' : 'unsettled';
     } catch (e) {
       d.log.warn({ err: e }, 'shutdown: the last reconciliation failed; the next start reconciles');
-      return 'failed';
+      return round === 0 ? 'failed' : 'unsettled';
     }
     if (!engine.openOrders().some(mayBeLost)) return 'done';
-    if (deadline - d.wall.now() < pause) return 'unsettled';
+    const took = d.wall.now() - started;
+    const share = Math.max(
+      weight.ip / VENUE_LIMITS.ipWeightPerWindow,
+      weight.uid / VENUE_LIMITS.uidWeightPerWindow,
+    );
+    const pause = Math.max(minPause, Math.ceil(2 * share * VENUE_LIMITS.windowMs) - took);
+    if (deadline - d.wall.now() < pause + took) return 'unsettled';
     await delay(d.timers, pause);
   }
+}
+
+/** `read`, adding the weight of every attempt to `into`. */
+function weighed(read: ReadThrough, into: { ip: number; uid: number }): ReadThrough {
+  return <T>(endpoint: EndpointId, run: () => Promise<T>): Promise<T> =>
+    read(endpoint, () => {
+      into.ip += ENDPOINTS[endpoint].ipWeight;
+      into.uid += ENDPOINTS[endpoint].uidWeight;
+      return run();
+    });
 }

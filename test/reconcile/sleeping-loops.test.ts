@@ -4,6 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { defineStrategy, z } from '../../src/strategy/index.ts';
 import { Session } from '../../src/strategy/testing/session.ts';
+import type { WeightLimits } from '../../src/exchange/sim/weights.ts';
 import { polls } from '../exchange/sim/helpers.ts';
 
 const idle = defineStrategy({
@@ -15,13 +16,14 @@ const idle = defineStrategy({
 });
 
 /** Ten minutes of polls, one a minute, then the end of the run. */
-async function run(skipIdleRounds: boolean) {
+async function run(skipIdleRounds: boolean, simLimits?: Partial<WeightLimits>) {
   const data = polls(Array.from({ length: 11 }, () => 0)).map((p, i) => ({ ...p, t: p.t + i * 59_000 }));
   const s = new Session({
     strategies: [{ id: 'idle', definition: idle }],
     startMs: data[0]!.t,
     symbols: ['cmt_btcusdt'],
     skipIdleRounds,
+    ...(simLimits !== undefined ? { simLimits } : {}),
   });
   const pendingTimers: number[] = [];
   // What the weight windows hold after each poll: the rounds of the last 10 s, each at its own time.
@@ -40,6 +42,7 @@ async function run(skipIdleRounds: boolean) {
     requests: s.engine.executor.metrics().requestsByEndpoint,
     weight: s.engine.executor.metrics().weightUsed,
     sim: s.sim.stats().requests.byEndpoint,
+    sim429: s.sim.stats().responses429,
     status: s.reconciler.status(),
     pendingTimers,
     windows,
@@ -70,5 +73,16 @@ describe('sleeping reconciliation loops', () => {
     expect(Math.max(...asleep.pendingTimers.slice(3))).toBeLessThan(
       Math.min(...every.pendingTimers.slice(3)),
     );
+  });
+
+  it('a slept round the simulator refuses is sent for real at the wake, and meets its 429 there', async () => {
+    // The simulator allows 45 of IP weight per 10 s, below the budget: a poll's tickers read (40)
+    // leaves no room for a history round (10) in the next 10 s.
+    const asleep = await run(true, { ipWeightPerWindow: 45 });
+    expect(asleep.sim429).toBeGreaterThan(0);
+    // The loops went on: rounds were still skipped, and real ones were sent after the refusals.
+    expect(asleep.status.skippedRounds).toBeGreaterThan(20);
+    expect(asleep.status.rounds).toBeGreaterThan(3);
+    expect(asleep.requests['fills']).toBeGreaterThan(50);
   });
 });

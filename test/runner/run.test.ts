@@ -7,6 +7,7 @@ import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { parseConfigText } from '../../src/config/load.ts';
 import { ConfigError, StoreError } from '../../src/core/errors.ts';
+import { CONTROL_SIGNAL } from '../../src/ops/control-protocol.ts';
 import { runTrading } from '../../src/runner/runner.ts';
 import { SqliteStore } from '../../src/store/sqlite-store.ts';
 
@@ -141,6 +142,7 @@ describe('capibot run (in process)', () => {
     // or unref'd once it has failed.
     const live = new Set<NodeJS.Timeout>();
     let started = 0;
+    const listeners = process.listenerCount(CONTROL_SIGNAL);
     const setInterval0 = globalThis.setInterval;
     const clearInterval0 = globalThis.clearInterval;
     vi.spyOn(globalThis, 'setInterval').mockImplementation(((fn: () => void, ms?: number) => {
@@ -168,6 +170,8 @@ describe('capibot run (in process)', () => {
         }),
       ).rejects.toThrow('output failed');
       expect(started).toBeGreaterThan(0);
+      // The control channel let go of its signal too.
+      expect(process.listenerCount(CONTROL_SIGNAL)).toBe(listeners);
       expect([...live].filter((t) => t.hasRef())).toEqual([]);
     } finally {
       vi.restoreAllMocks();

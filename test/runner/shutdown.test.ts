@@ -3,7 +3,10 @@
 // reply was lost just before the stop, with the venue's order history lagging behind, stayed `unknown`
 // at exit while its fill sat in the store attributed to nobody.
 import { afterEach, describe, expect, it } from 'vitest';
+import { ENDPOINTS } from '../../src/core/endpoints.ts';
+import type { ExchangePort } from '../../src/exchange/port.ts';
 import type { FaultProfile } from '../../src/exchange/sim/faults.ts';
+import { delay } from '../../src/runner/wait.ts';
 import { shutdown } from '../../src/runner/shutdown.ts';
 import { silentLog } from '../helpers/executor-harness.ts';
 import { BTC } from '../helpers/market.ts';
@@ -16,14 +19,23 @@ afterEach(() => {
 });
 
 /** A session whose lone placements are processed but never answered, its history `lagMs` behind. */
-async function lostReplySession(lagMs: number, placement: 'responseLost' | 'resetBeforeProcessing') {
+async function lostReplySession(
+  lagMs: number,
+  placement: 'responseLost' | 'resetBeforeProcessing',
+  wrapPort?: (p: ExchangePort, x: () => SimSession) => ExchangePort,
+) {
   const faults: FaultProfile = {
     faults: [
       { kind: placement, probability: 1, endpoints: ['placeOrder'] },
       { kind: 'staleHistory', probability: 1, lagMs },
     ],
   };
-  const x = new SimSession({ faults });
+  const box: { x?: SimSession } = {};
+  const x = new SimSession({
+    faults,
+    ...(wrapPort !== undefined ? { wrapPort: (p: ExchangePort) => wrapPort(p, () => box.x!) } : {}),
+  });
+  box.x = x;
   s = x;
   await x.boot();
   // Crosses the book: the venue fills it at once.
@@ -43,7 +55,7 @@ const macrotask = () => new Promise<void>((resolve) => setImmediate(resolve));
  * Runs the stop, moving virtual time only when nothing but timers is left (a timeout race inside the
  * stop must not fire merely because a round took more than a few microtask turns).
  */
-async function stop(x: SimSession, drainDeadlineMs: number) {
+async function stop(x: SimSession, drainDeadlineMs: number, unsettledRetryMs?: number) {
   let done = false;
   const p = shutdown({
     session: x.session,
@@ -53,10 +65,11 @@ async function stop(x: SimSession, drainDeadlineMs: number) {
     log: silentLog,
     cancelOpenOrders: true,
     drainDeadlineMs,
+    ...(unsettledRetryMs !== undefined ? { unsettledRetryMs } : {}),
   }).finally(() => {
     done = true;
   });
-  for (let i = 0; i < 1_000 && !done; i++) {
+  for (let i = 0; i < 10_000 && !done; i++) {
     await macrotask();
     const due = x.vt.nextDue();
     if (done || due === undefined) continue;
@@ -96,6 +109,57 @@ describe('graceful shutdown', () => {
     // Rounds went on while time was left (the grace period, 20 s, is longer than the stop).
     expect(took).toBeGreaterThanOrEqual(7_500);
     expect(took).toBeLessThanOrEqual(8_000);
+  });
+
+  it("repeated rounds keep to half the venue's weight limits (they bypass the stopped budget)", async () => {
+    const { x } = await lostReplySession(1_500, 'resetBeforeProcessing');
+    const before = { ...x.sim.stats().requests.byEndpoint };
+    const start = x.vt.now();
+    // A 50 ms pause alone would send a round (15 of weight) 20 times a second.
+    await stop(x, 30_000, 50);
+    const took = x.vt.now() - start;
+    let ip = 0;
+    for (const e of ['fills', 'history'] as const) {
+      ip += ((x.sim.stats().requests.byEndpoint[e] ?? 0) - (before[e] ?? 0)) * ENDPOINTS[e].ipWeight;
+    }
+    // A round reads fills (5) and history (10): one every 300 ms is half of 1000 per 10 s. The rounds
+    // went on (until the 20 s grace period declared the order lost).
+    expect(ip).toBeGreaterThan(15 * 20);
+    // One round more than the span holds at that pace: the first and the last both count.
+    expect(ip).toBeLessThanOrEqual(0.5 * 1_000 * (took / 10_000) + 2 * 15);
+  });
+
+  it('a repeat starts only when another round as long as the last still fits before the deadline', async () => {
+    let slow = false;
+    let started = 0;
+    let finished = 0;
+    const { x } = await lostReplySession(1_500, 'resetBeforeProcessing', (p, session) => ({
+      serverTime: () => p.serverTime(),
+      contracts: () => p.contracts(),
+      tickers: () => p.tickers(),
+      placeOrder: (sym, e) => p.placeOrder(sym, e),
+      placeBatch: (sym, e) => p.placeBatch(sym, e),
+      cancelOrder: (r) => p.cancelOrder(r),
+      fills: (q) => p.fills(q),
+      // Once the stop begins, order history answers after 700 ms of (virtual) time.
+      history: async (q) => {
+        if (!slow) return p.history(q);
+        started++;
+        await delay(session().vt.timers, 700);
+        const rows = await p.history(q);
+        finished++;
+        return rows;
+      },
+      planHistory: (q) => p.planHistory(q),
+    }));
+    slow = true;
+    const start = x.vt.now();
+    const report = await stop(x, 5_200);
+    expect(report.finalReconciliation).toBe('unsettled');
+    expect(x.vt.now() - start).toBeLessThanOrEqual(5_200);
+    // No round was cut short by the deadline: every history read had its answer.
+    expect(started).toBeGreaterThan(2);
+    expect(finished).toBe(started);
   });
 
   it('with every order settled, one round is all the stop takes', async () => {

@@ -8,6 +8,7 @@ import { decToString } from '../../core/decimal.ts';
 import { BadInputError } from '../../core/errors.ts';
 import { ContractTable, type ContractOverride } from '../../exchange/sim/contracts.ts';
 import type { FaultProfile } from '../../exchange/sim/faults.ts';
+import type { WeightLimits } from '../../exchange/sim/weights.ts';
 import { tickerFromWire } from '../../exchange/weex/mappers.ts';
 import { readRecording } from '../../market/recording/reader.ts';
 import { parseStrategyParams, strategySymbols, type StrategyDefinition } from '../define.ts';
@@ -53,6 +54,8 @@ export interface RunStrategyOptions {
   readonly contracts?: Readonly<Record<string, ContractOverride>>;
   /** Simulator faults (see src/exchange/sim/faults.ts). */
   readonly faults?: FaultProfile;
+  /** The simulator's weight limits (default: the venue's); below `config.budget` a strategy meets 429s. */
+  readonly simLimits?: Partial<WeightLimits>;
   /** Seeds the simulator's ids and fault dice. Default 1. */
   readonly seed?: number;
   /** Relative strategy paths resolve against this directory. Default: the working directory. */
@@ -119,6 +122,7 @@ export async function runStrategy(o: RunStrategyOptions): Promise<StrategyRun> {
     ...(o.config !== undefined ? { config: o.config } : {}),
     ...(o.contracts !== undefined ? { contracts: o.contracts } : {}),
     ...(o.faults !== undefined ? { faults: o.faults } : {}),
+    ...(o.simLimits !== undefined ? { simLimits: o.simLimits } : {}),
     ...(o.seed !== undefined ? { seed: o.seed } : {}),
     ...(o.log !== undefined ? { log: o.log } : {}),
   });

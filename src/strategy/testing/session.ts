@@ -24,6 +24,7 @@ import { microtasks, VirtualTime } from '../../engine/virtual-time.ts';
 import { ContractTable, type ContractOverride } from '../../exchange/sim/contracts.ts';
 import type { FaultProfile } from '../../exchange/sim/faults.ts';
 import { SimPort } from '../../exchange/sim/sim-port.ts';
+import type { WeightLimits } from '../../exchange/sim/weights.ts';
 import type { Reconciler } from '../../reconcile/pollers.ts';
 import { engineOptions, reconcilerConfig } from '../../runner/options.ts';
 import { createSession } from '../../runner/session.ts';
@@ -51,6 +52,11 @@ export interface SessionOptions {
   readonly faults?: FaultProfile;
   /** Seeds the simulator's ids and fault dice. Default 1. */
   readonly seed?: number;
+  /**
+   * The simulator's weight limits (default: the venue's). Set them below the config's `budget` to
+   * see how a strategy meets 429s.
+   */
+  readonly simLimits?: Partial<WeightLimits>;
   /** Default: silent. */
   readonly log?: Logger;
   /**
@@ -121,6 +127,7 @@ export class Session {
       slippageBps: dec(paper.slippageBps),
       ...(paper.liquidityCap !== undefined ? { liquidityPerSnapshot: dec(paper.liquidityCap) } : {}),
       ...(o.faults !== undefined ? { faults: o.faults } : {}),
+      ...(o.simLimits !== undefined ? { limits: o.simLimits } : {}),
       seed: o.seed ?? 1,
     });
     this.specs = new Map([...named].sort().map((sym) => [symbolId(sym), contracts.spec(sym)]));

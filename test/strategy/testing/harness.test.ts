@@ -119,6 +119,15 @@ describe('runStrategy', () => {
     expect(run.summary.refusals).toEqual({ order_notional: 1 });
   });
 
+  it('meets 429s when the simulator allows less weight than the budget (simLimits), and none otherwise', async () => {
+    const ticks = series(hold('64005', 12));
+    const venue = await runStrategy({ strategy: buyOnFives, ticks });
+    expect(venue.summary.rateLimited).toBe(0);
+    // A tickers read weighs 40: the simulator now takes one per 10 s, the budget still sends one a second.
+    const tight = await runStrategy({ strategy: buyOnFives, ticks, simLimits: { ipWeightPerWindow: 45 } });
+    expect(tight.summary.rateLimited).toBeGreaterThan(0);
+  });
+
   it('honours config sections exactly as a config file writes them, and refuses bad ones', async () => {
     const run = await runStrategy({
       strategy: buyOnFives,
