@@ -41,7 +41,10 @@ export interface ShutdownReport {
   readonly canceled: CancelAllResult;
   /** What the executor still held at the deadline (unsent placements were rejected locally). */
   readonly left: QueueDepth;
-  /** 'unsettled': rounds succeeded, but some orders still await their outcome at the deadline. */
+  /**
+   * 'unsettled': the first round succeeded, but some orders still awaited their outcome when the
+   * repeats stopped (the deadline came, or a repeat failed or ran out of time).
+   */
   readonly finalReconciliation: 'done' | 'unsettled' | 'failed' | 'timed-out';
   /** Orders still open in the store after the last round. */
   readonly openOrders: number;
