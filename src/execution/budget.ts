@@ -101,6 +101,8 @@ export interface BudgetUsage {
   readonly factor: number;
   /** Remaining back-off, ms. */
   readonly backoffMs: number;
+  /** The window the weight pools are counted over (`ip` and `uid` are per window). */
+  readonly windowMs: number;
   readonly totals: BudgetState['totals'];
 }
 
@@ -273,6 +275,7 @@ export function usage(state: BudgetState, now: number): BudgetUsage {
     orderRate: pool(sumOf(orders, 0), limits.orderRate),
     factor,
     backoffMs: Math.max(0, state.backoffUntil - t),
+    windowMs: state.config.windowMs,
     totals: state.totals,
   };
 }

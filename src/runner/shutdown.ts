@@ -10,7 +10,7 @@
 // The store needs no flush: every commit was synchronous.
 import type { Logger } from 'pino';
 import type { Clock } from '../core/clock.ts';
-import { ENDPOINTS, VENUE_LIMITS, type EndpointId } from '../core/endpoints.ts';
+import { ENDPOINTS, type EndpointId } from '../core/endpoints.ts';
 import type { ClientOid } from '../core/ids.ts';
 import { OutcomeUnknownError, RateLimitedError, TransportError } from '../core/errors.ts';
 import type { QueueDepth } from '../execution/executor.ts';
@@ -121,13 +121,15 @@ export async function shutdown(d: ShutdownDeps): Promise<ShutdownReport> {
  *
  * A repeat starts only when the time left holds the pause and another round as long as the last one.
  * These reads bypass the weight budget (the executor has stopped), so repeats are spaced to use at
- * most half the venue's weight limits: they follow the drain's cancels, and others may share the
+ * most half of the budget's limits: they follow the drain's cancels, and others may share the
  * account.
  */
 async function lastRounds(d: ShutdownDeps, budgetMs: number): Promise<ShutdownReport['finalReconciliation']> {
   const { engine, reconciler } = d.session;
   const deadline = d.wall.now() + budgetMs;
   const minPause = d.unsettledRetryMs ?? 500;
+  // The configured budget (with its safety margin, and shrunk if a 429 came lately), per window.
+  const limits = engine.executor.budgetUsage();
   for (let round = 0; ; round++) {
     const started = d.wall.now();
     const weight = { ip: 0, uid: 0 };
@@ -144,11 +146,8 @@ async function lastRounds(d: ShutdownDeps, budgetMs: number): Promise<ShutdownRe
     }
     if (!engine.openOrders().some(mayBeLost)) return 'done';
     const took = d.wall.now() - started;
-    const share = Math.max(
-      weight.ip / VENUE_LIMITS.ipWeightPerWindow,
-      weight.uid / VENUE_LIMITS.uidWeightPerWindow,
-    );
-    const pause = Math.max(minPause, Math.ceil(2 * share * VENUE_LIMITS.windowMs) - took);
+    const share = Math.max(weight.ip / limits.ip.limit, weight.uid / limits.uid.limit);
+    const pause = Math.max(minPause, Math.ceil(2 * share * limits.windowMs) - took);
     if (deadline - d.wall.now() < pause + took) return 'unsettled';
     await delay(d.timers, pause);
   }
