@@ -11,6 +11,7 @@ import { shutdown } from '../../src/runner/shutdown.ts';
 import { silentLog } from '../helpers/executor-harness.ts';
 import { BTC } from '../helpers/market.ts';
 import { SimSession } from '../helpers/sim-session.ts';
+import { wrapPlacements } from '../helpers/wrap-placements.ts';
 
 let s: SimSession | undefined;
 afterEach(() => {
@@ -136,14 +137,9 @@ describe('graceful shutdown', () => {
     let started = 0;
     let finished = 0;
     const { x } = await lostReplySession(1_500, 'resetBeforeProcessing', (p, session) => ({
-      serverTime: () => p.serverTime(),
-      contracts: () => p.contracts(),
-      tickers: () => p.tickers(),
-      placeOrder: (sym, e) => p.placeOrder(sym, e),
-      placeBatch: (sym, e) => p.placeBatch(sym, e),
-      cancelOrder: (r) => p.cancelOrder(r),
-      fills: (q) => p.fills(q),
-      // Once the stop begins, order history answers after 700 ms of (virtual) time.
+      // Every call passes through (placements untouched)...
+      ...wrapPlacements(p, (send) => send()),
+      // ...but once the stop begins, order history answers after 700 ms of (virtual) time.
       history: async (q) => {
         if (!slow) return p.history(q);
         started++;
@@ -152,7 +148,6 @@ describe('graceful shutdown', () => {
         finished++;
         return rows;
       },
-      planHistory: (q) => p.planHistory(q),
     }));
     slow = true;
     const start = x.vt.now();
