@@ -10,6 +10,10 @@
 // that replay's own peak. The 4× recording is the original repeated four times, each copy shifted in
 // time to follow the previous one, written gzip to os.tmpdir() (removed afterwards).
 //
+// The floor (bench/strategy-floor.ts): parse + the Ticker + the strategy's own onTicker, no engine,
+// measured beside the bare parse. bare ÷ floor is the ceiling the strategy allows the ratio, and
+// (replay − floor) ÷ polls is what the engine itself costs per poll.
+//
 // Rates are ticker snapshots (recording lines, as report.json counts `tickers`) per CPU second, the
 // replay's measured around runBacktest (strategy loading excluded), the bare parse's as the best of
 // several loops over the lines already in memory (decompression excluded): the strictest baseline.
@@ -19,8 +23,11 @@ import { createWriteStream, mkdtempSync, readFileSync, rmSync, writeFileSync } f
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { gunzipSync, createGzip } from 'node:zlib';
+import { isStrategyDefinition, type StrategyDefinition } from '../src/strategy/define.ts';
+import { strategyFloor } from './strategy-floor.ts';
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const run = promisify(execFile);
@@ -59,6 +66,16 @@ export interface BenchReplayResult {
   readonly bareParseTickersPerSecond: number;
   /** tickersPerSecond ÷ bareParseTickersPerSecond (target ≥ 0.5, aim 0.8). */
   readonly ratioToBareParse: number;
+  /** The floor (parse + Ticker + the strategy alone, no engine): snapshots per CPU second. */
+  readonly floorTickersPerSecond: number;
+  /** floorTickersPerSecond ÷ bareParseTickersPerSecond: the highest ratioToBareParse the strategy allows. */
+  readonly ceilingRatio: number;
+  /** What the engine adds to the floor, CPU µs per poll: (replay − floor) ÷ polls. */
+  readonly engineMicrosPerPoll: number;
+  /** Placements the strategy returned in the floor's pass (no risk gate there: more than the replay's). */
+  readonly floorPlacements: number;
+  /** The same ceiling for a strategy that costs nothing: bare parse ÷ (parse + tickers). */
+  readonly tickerCeilingRatio: number;
   readonly orders: number;
   readonly fills: number;
   /** Peak RSS of the replay of the recording, and of the `factor`× longer one (MiB). */
@@ -73,6 +90,13 @@ export interface BenchReplayResult {
 
 /** The bench's strategy: the sma-cross fixture (market orders on a moving-average cross). */
 const STRATEGY = join(REPO, 'test/fixtures/strategies/sma-cross.ts');
+const PARAMS = { symbol: 'cmt_btcusdt', fast: 10, slow: 30, size: '0.01' } as const;
+
+async function loadStrategy(): Promise<StrategyDefinition> {
+  const mod = (await import(pathToFileURL(STRATEGY).href)) as { default?: unknown };
+  if (!isStrategyDefinition(mod.default)) throw new Error(`${STRATEGY} exports no strategy`);
+  return mod.default;
+}
 
 function configText(): string {
   return [
@@ -81,7 +105,7 @@ function configText(): string {
     'strategies:',
     '  - id: sma',
     `    file: ${JSON.stringify(STRATEGY)}`,
-    "    params: { symbol: cmt_btcusdt, fast: 10, slow: 30, size: '0.01' }",
+    `    params: ${JSON.stringify(PARAMS)}`,
     'log:',
     '  level: warn',
     '',
@@ -185,12 +209,18 @@ export async function benchReplay(
       0,
     );
 
-    log(`bare JSON.parse of ${lines.length} lines`);
+    const strategy = await loadStrategy();
+    log(`bare JSON.parse of ${lines.length} lines, and the floor (parse, tickers, strategy alone)`);
     const parseBefore = bareParseCpuMs(lines);
+    const floorBefore = strategyFloor(lines, strategy, PARAMS);
+    const tickersBefore = strategyFloor(lines, undefined, undefined);
     log(`replaying ${lines.length} polls (${recordingPath}) in a child process`);
     const one = await replayInChild(config, recording);
     const parseAfter = bareParseCpuMs(lines);
+    const floorAfter = strategyFloor(lines, strategy, PARAMS);
+    const tickersAfter = strategyFloor(lines, undefined, undefined);
     const parseMs = Math.min(parseBefore, parseAfter);
+    const floorMs = Math.min(floorBefore.cpuMs, floorAfter.cpuMs);
     log(
       `1×: ${one.polls} polls in ${round(one.wallMs / 1000, 1)} s wall, ${round(one.cpuMs / 1000, 1)} s CPU, peak RSS ${round(one.maxRssBytes / MiB, 1)} MiB`,
     );
@@ -217,6 +247,11 @@ export async function benchReplay(
       tickersPerWallSecond: perSecond(one.polls, one.wallMs),
       bareParseTickersPerSecond: bare,
       ratioToBareParse: round(tickersPerSecond / bare, 5),
+      floorTickersPerSecond: perSecond(lines.length, floorMs),
+      ceilingRatio: round(parseMs / floorMs, 5),
+      engineMicrosPerPoll: round(((one.cpuMs - floorMs) * 1000) / Math.max(1, one.polls), 2),
+      floorPlacements: floorAfter.placements,
+      tickerCeilingRatio: round(parseMs / Math.min(tickersBefore.cpuMs, tickersAfter.cpuMs), 5),
       orders: one.orders,
       fills: one.fills,
       peakRssMiB: round(one.maxRssBytes / MiB, 1),

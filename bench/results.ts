@@ -56,6 +56,17 @@ export const FIGURES: readonly Figure[] = [
   },
   {
     section: 'replay',
+    key: 'ceilingRatio',
+    label: 'Ceiling: parse + tickers + strategy alone ÷ bare',
+  },
+  {
+    section: 'replay',
+    key: 'tickerCeilingRatio',
+    label: 'Ceiling for a strategy costing nothing',
+  },
+  { section: 'replay', key: 'engineMicrosPerPoll', label: 'Engine cost per poll (replay − floor)', unit: 'µs' },
+  {
+    section: 'replay',
     key: 'peakRssRatio4x',
     label: 'Peak RSS, 4× recording ÷ 1×',
     target: { op: '<=', value: 1.5 },
