@@ -16,7 +16,7 @@ import type { EngineStrategyConfig } from '../engine/engine.ts';
 import { openRecording } from '../market/recording/reader.ts';
 import { parseStrategyParams, strategySymbols } from '../strategy/define.ts';
 import { Session, type HarnessConfig } from '../strategy/testing/session.ts';
-import type { EquitySample, PricePoint, RunRecord, RunStrategy } from './report/types.ts';
+import type { DisabledStrategy, EquitySample, PricePoint, RunRecord, RunStrategy } from './report/types.ts';
 import { Sampler } from './sampler.ts';
 
 /** Most equity samples a report keeps (a 31-day recording sampled per minute fits without thinning). */
@@ -134,11 +134,18 @@ async function replay(
     });
   };
 
+  const disabled: DisabledStrategy[] = [];
+  /** The session keeps every event for the test harness; a backtest reads the store instead, so the
+   *  list is emptied after each poll (memory stays flat), keeping only the strategies disabled. */
+  const takeEvents = (): void => {
+    for (const e of session.events) {
+      if (e.kind === 'StrategyDisabled') disabled.push({ strategy: e.strategy, at: e.at, reason: e.reason });
+    }
+    session.events.length = 0;
+  };
   for (let poll: RecordedPoll | undefined = first; poll !== undefined;) {
     await session.feed(poll);
-    // The session keeps every event for the test harness; a backtest reads the store instead, so
-    // the list is emptied after each poll (memory stays flat over long recordings).
-    session.events.length = 0;
+    takeEvents();
     for (const w of poll.tickers) lastPrice.set(w.symbol, w.last);
     if (sampler.due(poll.t)) sample(poll.t);
     o.onProgress?.(session.polls);
@@ -147,7 +154,7 @@ async function replay(
   }
   const p = config.polling;
   await session.idleFor(o.settleMs ?? 2 * Math.max(p.fillsMs, p.historyMs));
-  session.events.length = 0;
+  takeEvents();
   sample(session.vt.now());
 
   if (session.firstPollT === undefined || session.lastPollT === undefined)
@@ -174,5 +181,6 @@ async function replay(
     weightUsed: stats.weightUsed,
     rejectionsByReason: session.engine.metrics().rejectionsByReason,
     responses429: stats.responses429,
+    strategiesDisabled: disabled,
   };
 }

@@ -420,14 +420,9 @@ class EngineImpl implements Engine {
           });
           return;
         }
-        if (isTerminal(order.status)) {
-          this.#emit({
-            kind: 'IntentIgnored',
-            at: now,
-            strategy,
-            intent,
-            reason: `the order is already ${order.status}`,
-          });
+        const held = isTerminal(order.status) ? `the order is already ${order.status}` : this.#cancelHeld(order);
+        if (held !== undefined) {
+          this.#emit({ kind: 'IntentIgnored', at: now, strategy, intent, reason: held });
           return;
         }
         this.#requestCancel(order);
@@ -482,6 +477,25 @@ class EngineImpl implements Engine {
   }
 
   /**
+   * Why a cancel of this live order is not sent now, or undefined when it would be: one is already
+   * in flight, or the exchange refused the last one ("does not exist") less than cancelRetryMs ago
+   * (reconciliation settles the order meanwhile; the strategy may ask again after that).
+   */
+  #cancelHeld(order: Order): string | undefined {
+    const current = this.#open.get(order.clientOid) ?? order;
+    if (current.status === 'canceling') return 'a cancel of this order is already in flight';
+    const refusedAt = this.#cancelRefusedAt.get(current.clientOid);
+    if (refusedAt === undefined) return undefined;
+    const retryMs = this.#deps.options?.cancelRetryMs ?? 5_000;
+    const since = this.#clock.now() - refusedAt;
+    if (since >= retryMs) return undefined;
+    return (
+      `the exchange refused a cancel of this order ${since} ms ago: cancels of it wait ${retryMs} ms ` +
+      'or until reconciliation changes the order'
+    );
+  }
+
+  /**
    * Cancels one order: locally when it never left, through cancel_order otherwise. Says which, or
    * undefined when it does nothing (terminal, already canceling, refused too recently).
    */
@@ -489,9 +503,7 @@ class EngineImpl implements Engine {
     const current = this.#open.get(order.clientOid) ?? order;
     if (isTerminal(current.status) || current.status === 'canceling') return undefined;
     const at = this.#clock.now();
-    const refusedAt = this.#cancelRefusedAt.get(current.clientOid);
-    const retryMs = this.#deps.options?.cancelRetryMs ?? 5_000;
-    if (!retryRefused && refusedAt !== undefined && at - refusedAt < retryMs) return undefined;
+    if (!retryRefused && this.#cancelHeld(current) !== undefined) return undefined;
     this.#counters.cancelsRequested++;
     // `created` never left (OrderSubmitted is committed before any request); a withdrawn placement
     // came back unsent (after a 429). Either way nothing is at the exchange: settle it here.

@@ -14,6 +14,7 @@ import {
   mergeMap,
   NEVER,
   of,
+  throwError,
   type Observable,
 } from 'rxjs';
 import type { Clock } from '../core/clock.ts';
@@ -21,6 +22,7 @@ import type { StrategyId, SymbolId } from '../core/ids.ts';
 import type { Intent } from '../core/intents.ts';
 import type { ContractSpec, Ticker } from '../core/market.ts';
 import type { Order } from '../core/orders.ts';
+import { describeFailure, HookFailure, HookMisuse, type HookName } from './hook-failure.ts';
 import { validateIntent, type IntentRules } from './intent-schema.ts';
 import {
   isStreamInstance,
@@ -98,26 +100,49 @@ function strategyInputs(s: HostedStrategy, inputs: HostInputs): StrategyInputs {
   };
 }
 
-function outputs(out: IntentOutput): readonly unknown[] {
+/** A hook's return value as raw intents. A Promise is refused by name (hooks are synchronous). */
+function outputs(hook: HookName, out: IntentOutput): readonly unknown[] {
   if (out === undefined || out === null) return [];
   if (Array.isArray(out)) return out as readonly unknown[];
+  if (typeof (out as { then?: unknown }).then === 'function')
+    throw new HookFailure(
+      hook,
+      new HookMisuse('returned a Promise: hooks are synchronous and return intents (or nothing), never a Promise'),
+    );
   return [out];
+}
+
+/** One hook call, named for the error it may throw. */
+interface HookCall {
+  readonly hook: HookName;
+  readonly call: () => IntentOutput;
+}
+
+function invoke({ hook, call }: HookCall): readonly unknown[] {
+  let out: IntentOutput;
+  try {
+    out = call();
+  } catch (e) {
+    throw new HookFailure(hook, e);
+  }
+  return outputs(hook, out);
 }
 
 /** Hook style as a stream: each hook call's return value becomes zero or more raw intents. */
 function hookStream(instance: HookStrategyInstance, inputs: StrategyInputs): Observable<unknown> {
-  const calls: Observable<() => IntentOutput>[] = [];
-  if (instance.onTicker) calls.push(inputs.tickers$.pipe(map((t) => () => instance.onTicker?.(t))));
-  if (instance.onOrderUpdate) calls.push(inputs.orders$.pipe(map((o) => () => instance.onOrderUpdate?.(o))));
-  if (instance.onFill) calls.push(inputs.fills$.pipe(map((f) => () => instance.onFill?.(f))));
-  if (instance.onTimer) calls.push(inputs.timer$.pipe(map((now) => () => instance.onTimer?.(now))));
+  const calls: Observable<HookCall>[] = [];
+  if (instance.onTicker)
+    calls.push(inputs.tickers$.pipe(map((t) => ({ hook: 'onTicker', call: () => instance.onTicker?.(t) }))));
+  if (instance.onOrderUpdate)
+    calls.push(
+      inputs.orders$.pipe(map((o) => ({ hook: 'onOrderUpdate', call: () => instance.onOrderUpdate?.(o) }))),
+    );
+  if (instance.onFill)
+    calls.push(inputs.fills$.pipe(map((f) => ({ hook: 'onFill', call: () => instance.onFill?.(f) }))));
+  if (instance.onTimer)
+    calls.push(inputs.timer$.pipe(map((now) => ({ hook: 'onTimer', call: () => instance.onTimer?.(now) }))));
   if (calls.length === 0) return EMPTY;
-  return merge(...calls).pipe(mergeMap((call) => from(outputs(call()))));
-}
-
-function describe(e: unknown): string {
-  if (e instanceof Error) return e.message;
-  return `threw a non-Error value: ${String(e)}`;
+  return merge(...calls).pipe(mergeMap((c) => from(invoke(c))));
 }
 
 /** One strategy's isolated stream: intents, then at most one StrategyDisabled, then completion. */
@@ -130,7 +155,8 @@ export function hostStrategy(s: HostedStrategy, inputs: HostInputs, clock: Clock
   const raw$ = defer(() => {
     const own = strategyInputs(s, inputs);
     const instance = s.instance;
-    return isStreamInstance(instance) ? instance.run(own) : hookStream(instance, own);
+    if (!isStreamInstance(instance)) return hookStream(instance, own);
+    return instance.run(own).pipe(catchError((e: unknown) => throwError(() => new HookFailure('run', e))));
   });
   return raw$.pipe(
     map((value): HostOutput => ({
@@ -140,7 +166,12 @@ export function hostStrategy(s: HostedStrategy, inputs: HostInputs, clock: Clock
       at: clock.now(),
     })),
     catchError((e: unknown) =>
-      of<HostOutput>({ kind: 'StrategyDisabled', strategy: s.id, reason: describe(e), at: clock.now() }),
+      of<HostOutput>({
+        kind: 'StrategyDisabled',
+        strategy: s.id,
+        reason: describeFailure(e),
+        at: clock.now(),
+      }),
     ),
   );
 }

@@ -1,10 +1,10 @@
 // The backtest driver in process: the RunRecord it builds from a config and a recording.
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { prepareBacktest } from '../../src/backtest/prepare.ts';
-import { buildReport } from '../../src/backtest/report/index.ts';
+import { buildReport, summarize, summaryRows } from '../../src/backtest/report/index.ts';
 import { runBacktest } from '../../src/backtest/run-backtest.ts';
 import { dec } from '../../src/core/decimal.ts';
 import { BadInputError, ConfigError } from '../../src/core/errors.ts';
@@ -65,6 +65,44 @@ describe('runBacktest', () => {
     const record = await runBacktest({ ...prepared, maxSamples: 8 });
     expect(record.equity.length).toBeLessThanOrEqual(9);
     expect(record.equity[0]!.t).toBe(FIRST);
+  });
+
+  it('records a strategy disabled mid-run, when and why, in the record and the summary', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'capibot-bt-'));
+    const config = join(dir, 'failing.yaml');
+    writeFileSync(
+      config,
+      [
+        'strategies:',
+        '  - id: sma',
+        `    file: ${JSON.stringify(resolve('test/fixtures/strategies/sma-cross.ts'))}`,
+        "    params: { fast: 5, slow: 20, size: '0.01' }",
+        '  - id: bad',
+        `    file: ${JSON.stringify(resolve('test/fixtures/strategies/fails-after.ts'))}`,
+        '    params: { after: 30 }',
+        'backtest:',
+        `  data: ${JSON.stringify(resolve('test/fixtures/recordings/wave-2sym-240s.ndjson'))}`,
+        'log:',
+        '  level: silent',
+        '',
+      ].join('\n'),
+    );
+    const record = await runBacktest(await prepareBacktest({ configPath: config, env: {} }));
+    // One poll a second: its 30th ticker is the 30th poll's.
+    const at = FIRST + 29_000;
+    expect(record.strategiesDisabled).toEqual([
+      { strategy: 'bad', at, reason: expect.stringMatching(/fixture failure at tick 30/) as unknown },
+    ]);
+    const summary = summarize(record);
+    expect(summary.strategiesDisabled).toEqual(record.strategiesDisabled);
+    const row = summaryRows(summary).find(([label]) => label === 'Strategies disabled');
+    expect(row?.[1]).toMatch(/^bad at 2024-06-01T00:00:29\.000Z: .*fixture failure at tick 30/);
+    // The other strategy goes on trading after that.
+    expect(record.orders.some((o) => o.strategy === 'sma' && o.createdAt > at)).toBe(true);
+    // A run where nothing was disabled says so.
+    const healthy = summarize(await runBacktest(await prepareBacktest({ configPath: CONFIG, env: {} })));
+    expect(healthy.strategiesDisabled).toEqual([]);
+    expect(summaryRows(healthy).find(([label]) => label === 'Strategies disabled')?.[1]).toBe('none');
   });
 
   it('refuses a recording without polls, and a config without a recording', async () => {

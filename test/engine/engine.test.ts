@@ -217,6 +217,41 @@ describe('engine: cancelAll', () => {
     expect(h.engine.cancelAll()).toEqual({ local: 0, requested: 0 });
     expect(h.engine.cancelAll({ retryRefused: true })).toEqual({ local: 0, requested: 1 });
   });
+
+  it('tells a strategy why its cancel was not sent (refused too recently), and sends it once it may', async () => {
+    const cancelsEveryTick = inlineStrategy('c', (ctx) => ({
+      onTicker: (t) => {
+        const mine = ctx.openOrders(t.symbol);
+        if (mine.length === 0)
+          return ctx.place({ symbol: t.symbol, side: 'open_long', size: '0.001', price: t.last.minus(1) });
+        return mine.map((o) => ctx.cancel(o));
+      },
+    }));
+    const h = engineHarness({ strategies: [{ id: 'c', definition: cancelsEveryTick }] });
+    h.engine.start();
+    await h.tick({ [BTC]: '100' });
+    const oid = clientOid('cb-c-1');
+    const at = h.vt.now();
+    h.engine.applyOrderEvents([
+      { kind: 'CancelRequested', clientOid: oid, at },
+      { kind: 'CancelRejected', clientOid: oid, at, code: '50005', reason: 'Order does not exist' },
+    ]);
+    const ignored = () => h.events.filter((e) => e.kind === 'IntentIgnored');
+    const requested = () => h.events.filter((e) => e.kind === 'CancelRequested' && e.clientOid === oid);
+    const before = requested().length;
+    await h.tick({ [BTC]: '100' }, 2_000);
+    expect(ignored()).toEqual([
+      expect.objectContaining({
+        strategy: 'c',
+        reason: expect.stringMatching(
+          /^the exchange refused a cancel of this order 2000 ms ago: cancels of it wait 5000 ms/,
+        ),
+      }),
+    ]);
+    expect(requested().length).toBe(before);
+    await h.tick({ [BTC]: '100' }, 3_000);
+    expect(requested().length).toBe(before + 1);
+  });
 });
 
 describe('engine: strategy isolation', () => {
@@ -240,7 +275,14 @@ describe('engine: strategy isolation', () => {
     await h.settle();
     await h.tick({ [BTC]: '100' });
     const disabled = h.events.filter((e) => e.kind === 'StrategyDisabled');
-    expect(disabled).toEqual([expect.objectContaining({ strategy: 'flaky', reason: 'flaky broke' })]);
+    expect(disabled).toEqual([
+      expect.objectContaining({
+        strategy: 'flaky',
+        reason: expect.stringMatching(
+          /^onTicker threw flaky broke \(test\/engine\/engine\.test\.ts:\d+:\d+\)$/,
+        ),
+      }),
+    ]);
     expect(h.store.getOrder(clientOid('cb-flaky-1'))?.status).toBe('canceled');
     expect(h.store.allOrders().filter((o) => o.strategy === 'steady')).toHaveLength(3);
     expect(h.engine.metrics().strategiesDisabled).toBe(1);

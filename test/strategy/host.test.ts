@@ -79,7 +79,15 @@ describe('strategy host isolation', () => {
         y: intent(B, '1', 1),
         z: intent(A, '2', 6),
         w: intent(B, '2', 6),
-        u: { kind: 'StrategyDisabled', strategy: A, reason: 'boom at 3', at: 11 },
+        // The hook's name, the message, and the line of the strategy's code that threw.
+        u: {
+          kind: 'StrategyDisabled',
+          strategy: A,
+          reason: expect.stringMatching(
+            /^onTicker threw boom at 3 \(test\/strategy\/host\.test\.ts:\d+:\d+\)$/,
+          ),
+          at: 11,
+        },
         v: intent(B, '3', 11),
         p: intent(B, '4', 16),
       });

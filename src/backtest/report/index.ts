@@ -14,13 +14,13 @@ import { summarizeJoined, type Summary, type SummaryOptions } from './summary.ts
 import { summaryRows } from './table.ts';
 import type { RunRecord } from './types.ts';
 
-export type { RunRecord, RunInfo, RunStrategy, EquitySample, PricePoint } from './types.ts';
+export type { RunRecord, RunInfo, RunStrategy, EquitySample, PricePoint, DisabledStrategy } from './types.ts';
 export type { Summary, SummaryOptions } from './summary.ts';
 export type { ChartOptions } from './chart-data.ts';
 export type { ReportJson } from './json.ts';
 export type { SummaryRow } from './table.ts';
 export { summarize, DEFAULT_SHARPE_INTERVAL_MS } from './summary.ts';
-export { summaryRows, renderSummaryText } from './table.ts';
+export { summaryRows, renderSummaryText, disabledText } from './table.ts';
 export { FILLS_CSV_COLUMNS } from './csv.ts';
 
 export type ReportOptions = SummaryOptions & ChartOptions;

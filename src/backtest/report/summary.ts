@@ -21,12 +21,14 @@
 //                 Both null with fewer than two returns, zero deviation or a non-positive equity.
 // exposure        fraction of [firstTickTime, lastTickTime] during which any position (any symbol, either
 //                 hedge leg) was non-zero, from the fills' sizes and sides; 0 for an empty interval
+// strategiesDisabled  the strategy instances the engine disabled (a throw or an invalid intent), with
+//                 the virtual time and the reason, in time order: their figures stop there
 import { ZERO, decToNumber, type Dec } from '../../core/decimal.ts';
 import { InvariantViolation } from '../../core/errors.ts';
 import { isOpening } from '../../core/orders.ts';
 import { reportFills, type ReportFill } from './fills.ts';
 import { decRatio, floatRatio, money } from './format.ts';
-import type { EquitySample, RunRecord } from './types.ts';
+import type { DisabledStrategy, EquitySample, RunRecord } from './types.ts';
 
 export const DEFAULT_SHARPE_INTERVAL_MS = 3_600_000;
 const YEAR_MS = 365 * 24 * 3_600_000;
@@ -53,6 +55,7 @@ export interface Summary {
   readonly weightUsed: { readonly ip: number; readonly uid: number };
   readonly rejectionsByReason: Readonly<Record<string, number>>;
   readonly responses429: number;
+  readonly strategiesDisabled: readonly DisabledStrategy[];
 }
 
 export interface SummaryOptions {
@@ -234,5 +237,10 @@ export function summarizeJoined(
     weightUsed: { ip: record.weightUsed.ip, uid: record.weightUsed.uid },
     rejectionsByReason: sortedCounts(record.rejectionsByReason),
     responses429: record.responses429,
+    strategiesDisabled: record.strategiesDisabled.map((d) => ({
+      strategy: d.strategy,
+      at: d.at,
+      reason: d.reason,
+    })),
   };
 }

@@ -17,6 +17,12 @@ function counts(map: Readonly<Record<string, number>>): string {
   return entries.length === 0 ? 'none' : entries.map(([k, n]) => `${k} ${n}`).join(', ');
 }
 
+/** `sma at 2022-01-01T00:03:00.000Z: reason` for each, joined by `; `; `none` for none. */
+export function disabledText(list: Summary['strategiesDisabled']): string {
+  if (list.length === 0) return 'none';
+  return list.map((d) => `${d.strategy} at ${new Date(d.at).toISOString()}: ${d.reason}`).join('; ');
+}
+
 function duration(ms: number): string {
   if (ms % 3_600_000 === 0) return `${ms / 3_600_000} h`;
   if (ms % 60_000 === 0) return `${ms / 60_000} min`;
@@ -44,6 +50,7 @@ export function summaryRows(s: Summary): SummaryRow[] {
     ['Weight used', `IP ${s.weightUsed.ip}, UID ${s.weightUsed.uid}`],
     ['Rejections', counts(s.rejectionsByReason)],
     ['HTTP 429 responses', String(s.responses429)],
+    ['Strategies disabled', disabledText(s.strategiesDisabled)],
   ];
 }
 

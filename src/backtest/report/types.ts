@@ -42,6 +42,14 @@ export interface PricePoint {
   readonly last: Dec;
 }
 
+/** A strategy instance the engine disabled during the run (it threw, or returned an invalid intent). */
+export interface DisabledStrategy {
+  readonly strategy: string;
+  /** Virtual time (epoch ms) it was disabled at; it made no decision after that. */
+  readonly at: number;
+  readonly reason: string;
+}
+
 export interface RunRecord {
   readonly run: RunInfo;
   /** Every order record of the run (one per client_oid), in its final state. */
@@ -59,4 +67,6 @@ export interface RunRecord {
   readonly rejectionsByReason: Readonly<Record<string, number>>;
   /** HTTP 429 answers met during the run. */
   readonly responses429: number;
+  /** Strategies disabled during the run, in the order it happened. */
+  readonly strategiesDisabled: readonly DisabledStrategy[];
 }

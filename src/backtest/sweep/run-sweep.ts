@@ -12,6 +12,7 @@ import { ConfigError } from '../../core/errors.ts';
 import { parseStrategyParams } from '../../strategy/define.ts';
 import { prepareBacktest, type PreparedBacktest } from '../prepare.ts';
 import { canonicalJson } from '../report/canonical-json.ts';
+import { disabledText } from '../report/table.ts';
 import { deriveConfigText } from './derive-config.ts';
 import { combinations, loadGrid, type Combination, type Grid } from './grid.ts';
 import { runPool } from './pool.ts';
@@ -45,14 +46,17 @@ export interface SweepOptions {
 }
 
 export interface SweepRow {
-  /** 1-based rank by the metric; null for a run that failed. */
+  /**
+   * 1-based rank by the metric; null for a run that failed, and for one in which a strategy was
+   * disabled (its metrics are kept, but a run whose strategy crashed is no candidate).
+   */
   readonly rank: number | null;
   /** 1-based position in the grid's fixed order. */
   readonly index: number;
   readonly params: Combination;
   /** The summary metrics (null for a failed run). */
   readonly metrics: MetricValues | null;
-  /** Why the run failed (one line), when it did. */
+  /** Why the run failed, or which strategy was disabled and why (one line). */
   readonly error?: string;
   /** The config file of this run, and the command that reproduces it on its own. */
   readonly config: string;
@@ -175,8 +179,15 @@ export async function runSweep(o: SweepOptions): Promise<WrittenSweep> {
     const p = planned[r.index - 1];
     if (p === undefined) continue;
     const base = { index: r.index, params: p.params, config: p.config, command: p.command };
-    if (r.kind === 'done') ok.push({ ...base, metrics: metricValues(r.summary) });
-    else failed.push({ ...base, rank: null, metrics: null, error: r.message });
+    if (r.kind === 'failed') failed.push({ ...base, rank: null, metrics: null, error: r.message });
+    else if (r.summary.strategiesDisabled.length > 0)
+      failed.push({
+        ...base,
+        rank: null,
+        metrics: metricValues(r.summary),
+        error: `strategy disabled: ${disabledText(r.summary.strategiesDisabled)}`,
+      });
+    else ok.push({ ...base, metrics: metricValues(r.summary) });
   }
   // A fixed key order for sweep.json.
   const rows: SweepRow[] = [...rankRows(ok, o.metric, order), ...failed].map((r) => ({

@@ -9,7 +9,7 @@ import { prepareBacktest } from '../../backtest/prepare.ts';
 import { createProgress } from '../../backtest/progress.ts';
 import { countPolls } from '../../backtest/count-polls.ts';
 import { createRunFolder, pointLatest, REPORTS_ROOT } from '../../backtest/output-dir.ts';
-import { renderSummaryText, writeReport } from '../../backtest/report/index.ts';
+import { disabledText, renderSummaryText, writeReport } from '../../backtest/report/index.ts';
 import { runBacktest } from '../../backtest/run-backtest.ts';
 import { createRootLogger } from '../../obs/logger.ts';
 import type { RegisterCommand } from '../command.ts';
@@ -91,6 +91,12 @@ Example:
 
       if (flags.json === true) ctx.out.data((await readFile(written.files.json, 'utf8')).trimEnd());
       else ctx.out.data(renderSummaryText(written.summary).trimEnd());
+      const disabled = written.summary.strategiesDisabled;
+      if (disabled.length > 0)
+        ctx.out.info(
+          `backtest: warning: ${disabled.length} strategy instance${disabled.length === 1 ? ' was' : 's were'} ` +
+            `disabled during the run, and made no decision after that: ${disabledText(disabled)}`,
+        );
       const elapsed = Date.now() - started;
       const rate = elapsed > 0 ? Math.round((record.run.tickers * 1000) / elapsed) : record.run.tickers;
       ctx.out.info(

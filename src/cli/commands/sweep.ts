@@ -113,11 +113,14 @@ Grid example (sweep.yaml):
       if (flags.json === true) ctx.out.data((await readFile(written.files.json, 'utf8')).trimEnd());
       else ctx.out.data(ranking(result, flags.top));
       const failed = result.rows.filter((r) => r.metrics === null).length;
+      // Runs that finished with a strategy disabled: kept with their figures, but not ranked.
+      const disabled = result.rows.filter((r) => r.metrics !== null && r.rank === null).length;
       ctx.out.info(
         `sweep: ${result.combinations} runs on ${workers} worker${workers === 1 ? '' : 's'} in ` +
-          `${((Date.now() - started) / 1000).toFixed(1)} s${failed > 0 ? `, ${failed} failed` : ''}; ` +
+          `${((Date.now() - started) / 1000).toFixed(1)} s${failed > 0 ? `, ${failed} failed` : ''}` +
+          `${disabled > 0 ? `, ${disabled} not ranked (a strategy was disabled)` : ''}; ` +
           `${written.files.csv}, ${written.files.json}`,
       );
-      if (failed === result.combinations) ctx.setExitCode(1);
+      if (failed + disabled === result.combinations) ctx.setExitCode(1);
     });
 };

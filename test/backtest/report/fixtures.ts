@@ -105,5 +105,6 @@ export function roundTrip(): RunRecord {
     weightUsed: { ip: 230, uid: 38 },
     rejectionsByReason: { '40015': 1 },
     responses429: 0,
+    strategiesDisabled: [],
   };
 }

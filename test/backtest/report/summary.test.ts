@@ -63,6 +63,7 @@ describe('summarize: a long round trip with known fees', () => {
       'weightUsed',
       'rejectionsByReason',
       'responses429',
+      'strategiesDisabled',
     ]);
   });
 });
