@@ -2,7 +2,7 @@
 // recording to replay and the loaded strategies. Shared by `capibot backtest` and the sweep workers,
 // so a sweep row and the backtest command that reproduces it read their inputs the same way.
 import { existsSync } from 'node:fs';
-import { backtestData, loadConfig, type Config } from '../config/index.ts';
+import { backtestData, loadConfigDocument, type Config } from '../config/index.ts';
 import type { Env } from '../config/interpolate.ts';
 import { BadInputError, ConfigError } from '../core/errors.ts';
 import type { EngineStrategyConfig } from '../engine/engine.ts';
@@ -25,13 +25,14 @@ export interface PrepareOptions {
 }
 
 export async function prepareBacktest(o: PrepareOptions): Promise<PreparedBacktest> {
-  const config = loadConfig(o.configPath, o.env);
+  const loaded = loadConfigDocument(o.configPath, o.env);
+  const { config } = loaded;
   const data = backtestData(config, o.data);
   if (data === undefined) {
     throw new ConfigError('no recording to replay: pass --data FILE or set backtest.data', 'backtest.data');
   }
   // Checked here (before the strategies load) so the message names the file and nothing else.
   if (!existsSync(data)) throw new BadInputError('recording not found', data);
-  const strategies = await loadConfiguredStrategies(config, o.cwd);
+  const strategies = await loadConfiguredStrategies(loaded, o.cwd !== undefined ? { baseDir: o.cwd } : {});
   return { config, data, strategies };
 }

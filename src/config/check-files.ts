@@ -2,8 +2,8 @@
 // config is often written before its strategy or its recording exists.
 import { existsSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { ConfigError } from '../core/errors.ts';
-import type { LoadedConfig } from './load.ts';
+import { ConfigProblemsError, type LoadedConfig } from './load.ts';
+import type { ConfigProblem } from './problems.ts';
 import type { ConfigPath } from './source-map.ts';
 
 interface FileRef {
@@ -27,18 +27,21 @@ export function referencedFiles(loaded: LoadedConfig): FileRef[] {
   return refs;
 }
 
-/** Throws a ConfigError naming the first referenced file that does not exist (relative to `cwd`). */
+/** Throws a ConfigError naming every referenced file that does not exist (relative to `cwd`). */
 export function checkConfigFiles(loaded: LoadedConfig, cwd: string): void {
+  const problems: ConfigProblem[] = [];
   for (const ref of referencedFiles(loaded)) {
     const full = resolve(cwd, ref.file);
     const ok =
       existsSync(full) && (ref.kind === 'file' ? statSync(full).isFile() : statSync(full).isDirectory());
-    if (!ok) {
-      const what = ref.kind === 'file' ? `file ${ref.file}` : `directory ${ref.file}`;
-      throw new ConfigError(
-        `${what} does not exist (relative paths resolve against ${cwd})`,
-        loaded.where(ref.path),
-      );
-    }
+    if (ok) continue;
+    const what = ref.kind === 'file' ? `file ${ref.file}` : `directory ${ref.file}`;
+    problems.push({
+      where: loaded.where(ref.path),
+      message: `${what} does not exist (relative paths resolve against ${cwd})`,
+      line: problems.length,
+      col: 0,
+    });
   }
+  if (problems.length > 0) throw new ConfigProblemsError(problems);
 }

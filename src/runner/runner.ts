@@ -10,9 +10,11 @@
 import type { Logger } from 'pino';
 import { asyncScheduler } from 'rxjs';
 import type { Env } from '../config/interpolate.ts';
+import type { LoadedConfig } from '../config/load.ts';
 import { readCredentials, requireLiveReady, secretValues } from '../config/credentials.ts';
 import { summarizeConfig } from '../config/summary.ts';
 import type { Config } from '../config/schema.ts';
+import type { EngineStrategyConfig } from '../engine/engine.ts';
 import { schedulerTimers } from '../execution/timers.ts';
 import type { Credentials } from '../exchange/weex/signer.ts';
 import { startObservability, type Observability } from '../obs/setup.ts';
@@ -41,6 +43,8 @@ export interface RunOptions {
   readonly durationMs?: number;
   /** Relative strategy files resolve against this directory (default: the working directory). */
   readonly baseDir?: string;
+  /** `file:line:col path` of a config path (LoadedConfig.where), so strategy errors name their place. */
+  readonly where?: LoadedConfig['where'];
   /** Overrides of the logger options (tests). */
   readonly logger?: Partial<RootLoggerOptions>;
   /** Install SIGINT/SIGTERM/SIGHUP handlers (default true). */
@@ -70,6 +74,12 @@ function credentialsFor(config: Config, env: Env, live: boolean): Credentials | 
 export async function runTrading(opts: RunOptions): Promise<RunResult> {
   const { config } = opts;
   const credentials = credentialsFor(config, opts.env, opts.live);
+  // A bad strategy (file, params, symbols) is refused before the metrics port, the store or the
+  // venue are touched.
+  const strategies = await loadConfiguredStrategies(
+    opts.where !== undefined ? { config, where: opts.where } : config,
+    opts.baseDir !== undefined ? { baseDir: opts.baseDir } : {},
+  );
   let ready: () => ReturnType<typeof readinessOf> = () => ({
     reconciled: false,
     fresh: false,
@@ -82,7 +92,7 @@ export async function runTrading(opts: RunOptions): Promise<RunResult> {
   });
   const log = obs.logger.child({ component: 'runner' });
   try {
-    return await runWith(opts, credentials, obs, log, (fn) => {
+    return await runWith(opts, strategies, credentials, obs, log, (fn) => {
       ready = fn;
     });
   } catch (e) {
@@ -95,6 +105,7 @@ export async function runTrading(opts: RunOptions): Promise<RunResult> {
 
 async function runWith(
   opts: RunOptions,
+  strategies: readonly EngineStrategyConfig[],
   credentials: Credentials | undefined,
   obs: Observability,
   log: Logger,
@@ -154,7 +165,6 @@ async function runWith(
         obs.metrics.requestDone(endpoint.id, status === 'error' ? 'transport' : status, ms),
     });
     await venue.prepare();
-    const strategies = await loadConfiguredStrategies(config, opts.baseDir);
     const specs = await venue.specs();
     const clock = venue.clock;
     // Timers run on the wall clock (asyncScheduler), whatever the venue's clock says.

@@ -90,11 +90,48 @@ describe.concurrent('capibot validate', () => {
     expect(missing.stderr).toContain(
       'c.yaml:3:11 strategies[0].file: file strategies/ema-cross.ts does not exist',
     );
+    // Every missing file is listed, not only the first.
+    expect(missing.stderr).toContain('c.yaml:5:9 backtest.data: file data/rec.ndjson.gz does not exist');
     mkdirSync(join(dir, 'strategies'));
-    writeFileSync(join(dir, 'strategies', 'ema-cross.ts'), 'export default {};\n');
+    writeFileSync(
+      join(dir, 'strategies', 'ema-cross.ts'),
+      `import { defineStrategy, z } from ${JSON.stringify(join(ROOT, 'src/strategy/index.ts'))};\n` +
+        "export default defineStrategy({ name: 'stub', version: '1', params: z.strictObject({}), " +
+        "symbols: () => ['cmt_btcusdt'], create: () => ({}) });\n",
+    );
     mkdirSync(join(dir, 'data'));
     writeFileSync(join(dir, 'data', 'rec.ndjson.gz'), '');
     expect((await capibot(['validate', '--config', 'c.yaml', '--check-files'], dir)).code).toBe(0);
+  });
+
+  it("checks every enabled strategy's params, each problem at its place in the file", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'capibot-validate-'));
+    const file = join(dir, 'params.yaml');
+    writeFileSync(
+      file,
+      [
+        'strategies:',
+        '  - id: ema',
+        '    file: strategies/ema-cross.ts',
+        '    params: { fastPeriod: four, slowPeriodd: 12 }',
+        '  - id: later',
+        '    file: strategies/not-written-yet.ts',
+        '',
+      ].join('\n'),
+    );
+    const [plain, checked] = await Promise.all([
+      capibot(['validate', '--config', file]),
+      capibot(['validate', '--config', file, '--check-files']),
+    ]);
+    expect(plain.code).toBe(2);
+    const lines = plain.stderr.trim().split('\n');
+    expect(lines).toEqual([
+      `capibot: error [CONFIG] ${file}:4:27 strategies[0].params.fastPeriod: ema-cross: Invalid input: expected number, received string (and 1 more problem)`,
+      `  also: ${file}:4:46 strategies[0].params.slowPeriodd: unknown param of ema-cross (did you mean "slowPeriod"?)`,
+    ]);
+    // A strategy file not written yet is only an error with --check-files (which stops at the files).
+    expect(checked.code).toBe(2);
+    expect(checked.stderr).toContain('strategies[1].file: file strategies/not-written-yet.ts does not exist');
   });
 
   it('a missing config file is bad usage (exit 2)', async () => {

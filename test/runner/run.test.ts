@@ -1,7 +1,7 @@
 // `capibot run`'s composition, in process: a paper run on the embedded simulator over a recording
 // (trades, reconciles, reports ready, stops at the end of the data), the live-mode safety catch, and
 // the single-instance store lease.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -134,6 +134,19 @@ describe('capibot run (in process)', () => {
     await expect(runTrading({ config: paper, env: {}, live: true, signals: false })).rejects.toThrow(
       /mode: paper/,
     );
+  });
+
+  it('refuses bad strategy params before the store, the metrics port or the venue is touched', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'capibot-run-'));
+    const store = join(dir, 'store.sqlite');
+    const bad = paperConfig(store, []);
+    const withTypo = { ...bad, strategies: [{ ...bad.strategies[0]!, params: { symbl: 'cmt_btcusdt' } }] };
+    const said: string[] = [];
+    await expect(
+      runTrading({ config: withTypo, env: {}, live: false, signals: false, say: (l) => said.push(l) }),
+    ).rejects.toThrow(/strategies\[0\]\.params\.symbl: unknown param of churn \(did you mean "symbol"\?\)/);
+    expect(existsSync(store)).toBe(false);
+    expect(said).toEqual([]);
   });
 
   it('a failure after trading started leaves nothing running (the process can exit)', async () => {

@@ -2,7 +2,7 @@
 // (against `capibot sim`, or the in-process simulator over live or recorded tickers) or live. The
 // composition lives in src/runner/; this file parses the command line.
 import { InvalidArgumentError } from 'commander';
-import { loadConfig } from '../../config/load.ts';
+import { loadConfigDocument } from '../../config/load.ts';
 import { runTrading } from '../../runner/runner.ts';
 import type { RegisterCommand } from '../command.ts';
 
@@ -42,9 +42,10 @@ shutdown.drainDeadlineMs, reconcile a last time); a second signal exits at once.
 Exit codes: 0 stopped normally, 1 runtime failure, 2 bad usage or config.`,
     )
     .action(async (flags: RunFlags) => {
-      const config = loadConfig(flags.config, process.env);
+      const { config, where } = loadConfigDocument(flags.config, process.env);
       const result = await runTrading({
         config,
+        where,
         env: process.env,
         live: flags.live === true,
         ...(flags.durationS !== undefined ? { durationMs: Math.round(flags.durationS * 1000) } : {}),

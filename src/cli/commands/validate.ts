@@ -1,9 +1,11 @@
 // `capibot validate --config FILE [--check-files]`: load and check a config exactly as `run` and
-// `backtest` would, without starting anything. Prints `ok: <summary>` (exit 0) or every problem, one
-// line each, the first as the error (exit 2).
+// `backtest` would, without starting anything: the fields, then every enabled strategy whose file
+// exists (loaded, its params and symbols checked). Prints `ok: <summary>` (exit 0) or every problem,
+// one line each, the first as the error (exit 2).
 import type { RegisterCommand } from '../command.ts';
 import { errorLine } from '../output.ts';
 import { ConfigError } from '../../core/errors.ts';
+import { loadConfiguredStrategies } from '../../runner/strategies.ts';
 import {
   checkConfigFiles,
   configProblemLines,
@@ -20,15 +22,17 @@ export const registerValidate: RegisterCommand = (program, ctx) => {
   program
     .command('validate')
     .description(
-      'Check a config file: YAML syntax, ${VAR} references, every field and cross-field rule, no inline secrets. ' +
+      'Check a config file: YAML syntax, ${VAR} references, every field and cross-field rule, no inline secrets, ' +
+        'and the params and symbols of every enabled strategy whose file exists (the file is loaded, as run does). ' +
         'Prints "ok: <summary>" or one line per problem (file:line:col path: message); exit 2 when invalid.',
     )
     .requiredOption('-c, --config <file>', 'config file (YAML) to check')
-    .option('--check-files', 'also check that the strategy files and recordings it names exist', false)
-    .action((opts: ValidateOptions) => {
+    .option('--check-files', 'also require the strategy files and recordings it names to exist', false)
+    .action(async (opts: ValidateOptions) => {
       try {
         const loaded = loadConfigDocument(opts.config, process.env);
         if (opts.checkFiles === true) checkConfigFiles(loaded, process.cwd());
+        await loadConfiguredStrategies(loaded, { baseDir: process.cwd(), skipMissing: opts.checkFiles !== true });
         ctx.out.data(`ok: ${opts.config}: ${summarizeConfig(loaded.config, process.env)}`);
       } catch (e) {
         if (!(e instanceof ConfigError)) throw e;
