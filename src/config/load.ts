@@ -18,7 +18,7 @@ export interface LoadedConfig {
   /** The source name used in messages (the path as given). */
   readonly source: string;
   /** `file:line:col path` of a value, for errors found after loading (missing files, ...). */
-  where(path: ConfigPath): string;
+  readonly where: (path: ConfigPath) => string;
 }
 
 /** A ConfigError carrying every problem found (the message is the first one). */
