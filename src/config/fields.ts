@@ -100,14 +100,37 @@ export function pattern(re: RegExp, explained: string, description: string, def:
     .describe(withDefault(description, def));
 }
 
-/** An http(s) URL. */
+/** An http(s) URL without a user name or password in it (capibot signs with headers). */
 export function url(description: string, def: string) {
   const expected = 'expected an http(s) URL';
   return z
     .string({ error: expected })
     .refine((s) => /^https?:\/\/[^\s/]+/.test(s) && URL.canParse(s), { error: expected })
+    .refine((s) => !URL.canParse(s) || (new URL(s).username === '' && new URL(s).password === ''), {
+      // Complete: the message must not quote the value, which holds a credential.
+      error:
+        'must not hold a user name or password (user:pass@): capibot never sends them; credentials come from the environment',
+      params: { complete: true },
+    })
     .default(def)
     .describe(withDefault(description, def));
+}
+
+/**
+ * An environment variable's name. A value that looks like a credential itself (a long run of
+ * letters and digits) is refused without being quoted: the key was pasted where its variable's name
+ * belongs, and echoing it back would print it.
+ */
+export function envVariableName(re: RegExp, explained: string, description: string, def: string) {
+  return pattern(re, explained, description, def).refine((s) => !looksLikeCredential(s), {
+    error:
+      'looks like a credential, not the name of an environment variable: put the key in the environment and name its variable here',
+    params: { complete: true },
+  });
+}
+
+function looksLikeCredential(s: string): boolean {
+  return s.length >= 24 && /^[A-Za-z0-9+/=-]+$/.test(s) && /\d/.test(s) && /[a-z]/.test(s);
 }
 
 type DecimalKind = 'positive' | 'non-negative';

@@ -16,6 +16,7 @@ import {
   nonNegativeInt,
   oneOf,
   optionalPositiveDecimal,
+  envVariableName,
   pattern,
   port,
   positiveDecimal,
@@ -49,7 +50,7 @@ export const STRATEGY_ID_PATTERN = /^[A-Za-z0-9_]{1,16}$/;
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 function envName(description: string, def: string) {
-  return pattern(ENV_NAME, 'an environment variable name ([A-Za-z_][A-Za-z0-9_]*)', description, def);
+  return envVariableName(ENV_NAME, 'an environment variable name ([A-Za-z_][A-Za-z0-9_]*)', description, def);
 }
 
 const ExchangeSchema = z

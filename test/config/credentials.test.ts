@@ -90,3 +90,31 @@ describe('credentials helpers', () => {
     expect(secretValues(undefined)).toEqual([]);
   });
 });
+
+describe('credentials never echoed from the config', () => {
+  it('refuses a user name or password in exchange.baseUrl without quoting it', () => {
+    const e = refusal(() =>
+      parseConfigText(`${STRATS}exchange:\n  baseUrl: https://me:pa55w0rdXYZ@example.com\n`, 'u.yaml', {}),
+    );
+    expect(e.message).toMatch(/^u\.yaml:5:12 exchange\.baseUrl: must not hold a user name or password/);
+    expect(e.message).not.toContain('pa55w0rdXYZ');
+    expect(e.message).not.toContain('me:');
+  });
+
+  it('refuses a key pasted where its variable name belongs, without quoting it', () => {
+    const key = 'bc1f2a9e7d4c8b3a6f5e0d9c8b7a6f5e';
+    const e = refusal(() => parseConfigText(`${STRATS}credentials:\n  apiKeyEnv: ${key}\n`, 'k.yaml', {}));
+    expect(e.message).toMatch(
+      /credentials\.apiKeyEnv: looks like a credential, not the name of an environment variable/,
+    );
+    expect(e.message).not.toContain(key);
+    // Ordinary names, long ones included, are names.
+    expect(() =>
+      parseConfigText(
+        `${STRATS}credentials:\n  apiKeyEnv: MY_DESK_WEEX_SUBACCOUNT_3_API_KEY\n`,
+        'n.yaml',
+        {},
+      ),
+    ).not.toThrow();
+  });
+});
