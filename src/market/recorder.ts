@@ -19,7 +19,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../core/clock.ts';
 import type { RecordingMeta, Ticker } from '../core/market.ts';
 import { createTickerPoller, type PollerRetryOptions } from './poller.ts';
-import { RECORDING_FORMAT } from './recording/format.ts';
+import { isWireTickerShape, RECORDING_FORMAT } from './recording/format.ts';
 import { openRecordingWriter } from './recording/writer.ts';
 
 export interface RecorderOptions {
@@ -87,6 +87,7 @@ export async function runRecorder(opts: RecorderOptions): Promise<RecorderResult
   if (opts.durationMs !== undefined) stops.push(timer(opts.durationMs, scheduler));
   const stop$ = merge(...stops);
 
+  const unusableWarned = new Set<string>();
   const record$ = poller.tickers$.pipe(
     takeUntil(stop$),
     concatMap((tickers) => {
@@ -99,9 +100,22 @@ export async function runRecorder(opts: RecorderOptions): Promise<RecorderResult
           'record: some requested symbols are not in the tickers reply',
         );
       }
+      // A ticker the reader would refuse (a price at or below 0: an empty book side, a broken feed)
+      // is left out, so the recording stays readable; said once per symbol.
+      const usable = wire.filter((w) => isWireTickerShape(w));
+      if (usable.length < wire.length) {
+        for (const w of wire) {
+          if (isWireTickerShape(w) || unusableWarned.has(w.symbol)) continue;
+          unusableWarned.add(w.symbol);
+          opts.logger?.warn(
+            { symbol: w.symbol, last: w.last, best_bid: w.best_bid, best_ask: w.best_ask },
+            'record: ticker left out (a price at or below 0 or not a decimal); said once per symbol',
+          );
+        }
+      }
       // `t` never goes backwards, even if the wall clock steps back.
       const t = Math.max(opts.clock.now(), writer.lastT ?? 0);
-      writer.write({ t, tickers: wire });
+      writer.write({ t, tickers: usable });
       firstT ??= t;
       polls++;
       return from(writer.flush());

@@ -3,6 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { existsSync, writeFileSync } from 'node:fs';
 import { Command } from 'commander';
+import pino from 'pino';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -67,6 +68,38 @@ describe('recorder (in process)', () => {
     expect(after.length).toBe(polls.length + second.polls);
     // Continued after the last t of the file even though the clock says 500.
     expect(after.at(-1)!.t).toBe(polls.at(-1)!.t);
+  });
+
+  it('leaves out a ticker the reader would refuse (a price at or below 0), so the file stays readable', async () => {
+    const out = join(tempDir(), 'rec.ndjson');
+    const warnings: unknown[] = [];
+    const logger = pino({ level: 'warn' }, { write: (line: string) => warnings.push(JSON.parse(line)) });
+    let calls = 0;
+    const run = await runRecorder({
+      out,
+      fetchTickers: () => {
+        calls++;
+        return Promise.resolve([
+          tickerFromWire(wire('cmt_btcusdt', calls, '100')),
+          tickerFromWire(wire('cmt_ethusdt', calls, '2.5', { best_bid: '0' })),
+        ]);
+      },
+      intervalMs: 5,
+      durationMs: 40,
+      clock: { now: () => 1_000 + calls },
+      logger,
+    });
+    const polls = await collect(out);
+    expect(polls.length).toBe(run.polls);
+    expect(polls.length).toBeGreaterThanOrEqual(2);
+    expect(polls.every((p) => p.tickers.map((t) => t.symbol).join() === 'cmt_btcusdt')).toBe(true);
+    expect(warnings).toEqual([
+      expect.objectContaining({
+        symbol: 'cmt_ethusdt',
+        best_bid: '0',
+        msg: expect.stringMatching(/^record: ticker left out/),
+      }),
+    ]);
   });
 
   it('keeps polling through fetch failures (the poller retries)', async () => {

@@ -41,6 +41,10 @@ describe('recording line checks', () => {
       '1',
       '1.5',
       '-2',
+      '0',
+      '0.000',
+      '-0',
+      '0e5',
       '1e3',
       '',
       'abc',
@@ -102,6 +106,37 @@ describe('recording line checks', () => {
     expect(() => parseRecordingLine('{"meta":5}', 'f', 1)).toThrow(/f:1: bad meta line/);
     expect(() => parseRecordingLine('nope', 'file.ndjson', 12)).toThrow(BadInputError);
     expect(() => parseRecordingLine('nope', 'file.ndjson', 12)).toThrow(/file\.ndjson:12: bad JSON/);
+  });
+
+  it('refuses a price at or below 0, naming the line and the field', () => {
+    const line = (last: string, bid = '99'): string =>
+      JSON.stringify({
+        t: 1,
+        tickers: [
+          {
+            symbol: 'cmt_btcusdt',
+            last,
+            best_ask: '101',
+            best_bid: bid,
+            high_24h: '110',
+            low_24h: '90',
+            volume_24h: '5',
+            timestamp: '1',
+            priceChangePercent: '-0.01',
+            base_volume: '0',
+          },
+        ],
+      });
+    expect(parseRecordingLine(line('100'), 'r', 3)).toMatchObject({ kind: 'poll' });
+    for (const bad of ['-5', '0', '0.000', '-0', '0e5', '.0'])
+      expect(() => parseRecordingLine(line(bad), 'r.ndjson', 100), bad).toThrow(
+        /r\.ndjson:100: .*tickers\[0\]\.last: a price must be above 0/,
+      );
+    expect(() => parseRecordingLine(line('100', '0'), 'r', 4)).toThrow(
+      /tickers\[0\]\.best_bid: a price must be above 0/,
+    );
+    // Changes and volumes may be 0 or negative: only prices are checked.
+    expect(parseRecordingLine(line('0.5'), 'r', 5)).toMatchObject({ kind: 'poll' });
   });
 
   // The fast path of the reader must be JSON.parse + the structural check, only faster.

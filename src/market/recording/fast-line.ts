@@ -9,12 +9,15 @@
 // JSON.parse and the general checks of format.ts, which also produce the error messages. So this is
 // an optimisation, never a second grammar; test/market/recording-format.test.ts checks the equivalence.
 import type { RecordedPoll } from '../../core/market.ts';
-import { isDecimalText } from './format.ts';
+import { isDecimalText, isPositiveText } from './format.ts';
 
 const SYMBOL = 0;
 const DECIMAL = 1;
 const TIMESTAMP = 2;
 const OPTIONAL_DECIMAL = 3;
+/** A price: a decimal above 0 (format.ts, recordingPrice). */
+const PRICE = 4;
+const OPTIONAL_PRICE = 5;
 
 /** Ticker keys taken on the fast path, with how their value is checked. */
 const KEYS: readonly string[] = [
@@ -33,17 +36,17 @@ const KEYS: readonly string[] = [
 ];
 const KINDS: readonly number[] = [
   SYMBOL,
-  DECIMAL,
-  DECIMAL,
-  DECIMAL,
+  PRICE,
+  PRICE,
+  PRICE,
   DECIMAL,
   DECIMAL,
   DECIMAL,
   TIMESTAMP,
   DECIMAL,
   DECIMAL,
-  OPTIONAL_DECIMAL,
-  OPTIONAL_DECIMAL,
+  OPTIONAL_PRICE,
+  OPTIONAL_PRICE,
 ];
 /** Bits of the keys every ticker must have (all but markPrice and indexPrice). */
 const REQUIRED = (1 << 10) - 1;
@@ -99,6 +102,7 @@ function isValue(kind: number, s: string): boolean {
     }
     return true;
   }
+  if (kind === PRICE || kind === OPTIONAL_PRICE) return isDecimalText(s) && isPositiveText(s);
   return isDecimalText(s);
 }
 

@@ -111,8 +111,27 @@ function isDecimalValue(x: unknown): boolean {
   return typeof x === 'string' && isDecimalText(x);
 }
 
-function isOptionalDecimalValue(x: unknown): boolean {
-  return x === undefined || (typeof x === 'string' && isDecimalText(x));
+/**
+ * True when decimal text (isDecimalText) is above 0: no minus sign, and a non-zero digit before any
+ * exponent. A price of 0 or below is no price (a book side that is empty, a broken feed): a
+ * recording holding one is refused rather than replayed into orders at absurd prices.
+ */
+export function isPositiveText(s: string): boolean {
+  if (s.charCodeAt(0) === 45) return false; // '-'
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c === 101 || c === 69) return false; // 'e' | 'E': the mantissa was all zeros
+    if (c > 48 && c <= 57) return true; // '1'..'9'
+  }
+  return false;
+}
+
+function isPriceValue(x: unknown): boolean {
+  return typeof x === 'string' && isDecimalText(x) && isPositiveText(x);
+}
+
+function isOptionalPriceValue(x: unknown): boolean {
+  return x === undefined || isPriceValue(x);
 }
 
 /**
@@ -130,16 +149,16 @@ export function isWireTickerShape(v: unknown): boolean {
   return (
     typeof ts === 'string' &&
     isEpochMsText(ts) &&
-    isDecimalValue(w.last) &&
-    isDecimalValue(w.best_bid) &&
-    isDecimalValue(w.best_ask) &&
+    isPriceValue(w.last) &&
+    isPriceValue(w.best_bid) &&
+    isPriceValue(w.best_ask) &&
     isDecimalValue(w.high_24h) &&
     isDecimalValue(w.low_24h) &&
     isDecimalValue(w.volume_24h) &&
     isDecimalValue(w.priceChangePercent) &&
     isDecimalValue(w.base_volume) &&
-    isOptionalDecimalValue(w.markPrice) &&
-    isOptionalDecimalValue(w.indexPrice)
+    isOptionalPriceValue(w.markPrice) &&
+    isOptionalPriceValue(w.indexPrice)
   );
 }
 
@@ -163,18 +182,21 @@ const recordingDecimal = z
   .refine(isDecimalString, { message: 'not a decimal string' })
   .refine((s) => RECORDING_DECIMAL.test(s), { message: 'exponent longer than 3 digits' });
 
+/** A price: a recording decimal above 0. */
+const recordingPrice = recordingDecimal.refine(isPositiveText, { message: 'a price must be above 0' });
+
 /** A recorded ticker: the wire ticker schema, decimals in the recording syntax. */
 export const recordedTickerSchema = tickerSchema.extend({
-  last: recordingDecimal,
-  best_bid: recordingDecimal,
-  best_ask: recordingDecimal,
+  last: recordingPrice,
+  best_bid: recordingPrice,
+  best_ask: recordingPrice,
   high_24h: recordingDecimal,
   low_24h: recordingDecimal,
   volume_24h: recordingDecimal,
   priceChangePercent: recordingDecimal,
   base_volume: recordingDecimal,
-  markPrice: recordingDecimal.optional(),
-  indexPrice: recordingDecimal.optional(),
+  markPrice: recordingPrice.optional(),
+  indexPrice: recordingPrice.optional(),
 });
 
 export const recordedPollSchema = z.object({
