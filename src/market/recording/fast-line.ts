@@ -14,7 +14,6 @@ import { isDecimalText, isPositiveText } from './format.ts';
 const SYMBOL = 0;
 const DECIMAL = 1;
 const TIMESTAMP = 2;
-const OPTIONAL_DECIMAL = 3;
 /** A price: a decimal above 0 (format.ts, recordingPrice). */
 const PRICE = 4;
 const OPTIONAL_PRICE = 5;
