@@ -2,8 +2,10 @@
 // pointing at the newest run (a relative symlink, replaced atomically; a copy of the folder where
 // symlinks cannot be made, e.g. Windows without the privilege). The timestamp is the wall clock of
 // the caller (the CLI), used only for the folder's name, never inside a report.
+import { access, constants } from 'node:fs/promises';
 import { cp, lstat, mkdir, rename, rm, symlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
+import { BadInputError } from '../core/errors.ts';
 
 export const REPORTS_ROOT = 'reports';
 export const LATEST = 'latest';
@@ -69,5 +71,27 @@ export async function pointLatest(
     await rm(latest, { recursive: true, force: true });
     await cp(runDir, latest, { recursive: true });
     return 'copy';
+  }
+}
+
+/**
+ * Checks, before a run, that `dir` (--out) can hold its output: it is created if missing (with its
+ * parents) and must be a writable folder. Refused as bad input (exit 2) naming the folder, so a long
+ * run never ends in a report that cannot be written.
+ */
+export async function prepareOutputFolder(dir: string): Promise<void> {
+  try {
+    await mkdir(dir, { recursive: true });
+    if (!(await lstat(dir)).isDirectory()) throw Object.assign(new Error(), { code: 'ENOTDIR' });
+    await access(dir, constants.W_OK);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    const why =
+      code === 'ENOTDIR' || code === 'EEXIST'
+        ? 'it, or a folder above it, is a file'
+        : code === 'EACCES' || code === 'EPERM' || code === 'EROFS'
+          ? 'it is not writable'
+          : `it cannot be created (${code ?? 'error'})`;
+    throw new BadInputError(`cannot be the output folder: ${why}`, dir);
   }
 }

@@ -1,8 +1,22 @@
-import { lstatSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
+import {
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readlinkSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createRunFolder, pointLatest, runFolderName } from '../../src/backtest/output-dir.ts';
+import {
+  createRunFolder,
+  pointLatest,
+  prepareOutputFolder,
+  runFolderName,
+} from '../../src/backtest/output-dir.ts';
+import { BadInputError } from '../../src/core/errors.ts';
 
 describe('report folders', () => {
   it('names a run folder by its UTC time, valid as a file name everywhere', () => {
@@ -46,5 +60,28 @@ describe('report folders', () => {
     writeFileSync(join(b, 'report.json'), 'B');
     expect(await pointLatest(b, refuse)).toBe('copy');
     expect(readFileSync(join(root, 'latest', 'report.json'), 'utf8')).toBe('B');
+  });
+});
+
+describe('prepareOutputFolder (--out, checked before a run)', () => {
+  it('creates a missing folder with its parents, and accepts an existing one', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'capibot-out-'));
+    await prepareOutputFolder(join(root, 'a', 'b'));
+    expect(statSync(join(root, 'a', 'b')).isDirectory()).toBe(true);
+    await expect(prepareOutputFolder(join(root, 'a', 'b'))).resolves.toBeUndefined();
+  });
+
+  it('refuses a file, or a folder under a file, as bad input naming it', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'capibot-out-'));
+    const file = join(root, 'afile');
+    writeFileSync(file, '');
+    for (const out of [file, join(file, 'sub')]) {
+      const e = await prepareOutputFolder(out).catch((x: unknown) => x);
+      expect(e).toBeInstanceOf(BadInputError);
+      expect((e as BadInputError).message).toBe(
+        `${out}: cannot be the output folder: it, or a folder above it, is a file`,
+      );
+      expect((e as BadInputError).exitCode).toBe(2);
+    }
   });
 });

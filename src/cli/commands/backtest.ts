@@ -8,7 +8,7 @@ import type { LevelWithSilent } from 'pino';
 import { prepareBacktest } from '../../backtest/prepare.ts';
 import { createProgress } from '../../backtest/progress.ts';
 import { countPolls } from '../../backtest/count-polls.ts';
-import { createRunFolder, pointLatest, REPORTS_ROOT } from '../../backtest/output-dir.ts';
+import { createRunFolder, pointLatest, prepareOutputFolder, REPORTS_ROOT } from '../../backtest/output-dir.ts';
 import { disabledText, renderSummaryText, writeReport } from '../../backtest/report/index.ts';
 import { runBacktest } from '../../backtest/run-backtest.ts';
 import { createRootLogger } from '../../obs/logger.ts';
@@ -61,6 +61,7 @@ Example:
     )
     .action(async (flags: BacktestFlags) => {
       const started = Date.now();
+      if (flags.out !== undefined) await prepareOutputFolder(flags.out);
       const prepared = await prepareBacktest({
         configPath: flags.config,
         ...(flags.data !== undefined ? { data: flags.data } : {}),
