@@ -9,6 +9,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
+import { ConfigError } from '../core/errors.ts';
 
 /** What /ready needs to know, asked on every request. */
 export interface Readiness {
@@ -71,7 +72,18 @@ export async function startObsServer(opts: ObsServerOptions): Promise<ObsServer>
 
 function listen(server: Server, port: number, host: string): Promise<void> {
   return new Promise((resolve, reject) => {
-    const onError = (e: Error): void => reject(e);
+    const onError = (e: NodeJS.ErrnoException): void => {
+      // The usual cause: another runner on the same config. Said as a config problem (exit 2).
+      if (e.code === 'EADDRINUSE' || e.code === 'EACCES')
+        reject(
+          new ConfigError(
+            `${host}:${port} is ${e.code === 'EADDRINUSE' ? 'already in use (another capibot run on this config? see `capibot status`)' : 'not allowed for this user'}; ` +
+              'choose another port, or 0 for any free one',
+            'metrics.port',
+          ),
+        );
+      else reject(e);
+    };
     server.once('error', onError);
     server.listen(port, host, () => {
       server.off('error', onError);

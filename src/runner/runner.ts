@@ -259,6 +259,20 @@ async function runWith(
     say(
       `capibot run: trading (${config.mode}, ${venue.kind}) with ${strategies.map((s) => s.id).join(', ')}`,
     );
+    // A latched state from an earlier run (the kill switch, the drawdown breaker) is kept across
+    // restarts: say so at once, or the operator sees a runner that never trades.
+    const state = engine.tradingState();
+    if (state !== 'ACTIVE') {
+      const what =
+        state === 'HALTED'
+          ? 'HALTED: no placement passes, only cancels'
+          : 'REDUCING: only closing placements and cancels pass';
+      say(
+        `capibot run: warning: started ${what} (latched by an earlier run: the kill switch or the drawdown ` +
+          'breaker); `capibot kill --reset` with the runner stopped makes it ACTIVE again',
+      );
+      log.warn({ tradingState: state }, 'started with a latched trading state');
+    }
     log.info(
       { venue: venue.kind, symbols: session.symbols, strategies: strategies.map((s) => s.id) },
       'trading',

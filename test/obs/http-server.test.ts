@@ -1,5 +1,6 @@
 // /health, /ready and the other answers of the observability endpoint, over loopback.
 import { request } from 'node:http';
+import { ConfigError } from '../../src/core/errors.ts';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readinessOf, startObsServer } from '../../src/obs/http-server.ts';
 import type { ObsServer, Readiness } from '../../src/obs/http-server.ts';
@@ -28,6 +29,19 @@ describe('observability endpoint', () => {
     const s = await start(() => ({ reconciled: true, fresh: true }));
     expect(s.host).toBe('127.0.0.1');
     expect(s.url).toBe(`http://127.0.0.1:${s.port}`);
+  });
+
+  it('a port in use (a second runner on the config) is a config error naming metrics.port (exit 2)', async () => {
+    const first = await start(() => ({ reconciled: true, fresh: true }));
+    const e = await startObsServer({
+      port: first.port,
+      readiness: () => ({ reconciled: true, fresh: true }),
+    }).catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(ConfigError);
+    expect((e as ConfigError).message).toBe(
+      `metrics.port: 127.0.0.1:${first.port} is already in use (another capibot run on this config? see \`capibot status\`); choose another port, or 0 for any free one`,
+    );
+    expect((e as ConfigError).exitCode).toBe(2);
   });
 
   it('/health answers 200 whatever readiness says', async () => {

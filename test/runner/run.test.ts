@@ -158,12 +158,12 @@ describe('capibot run (in process)', () => {
     const listeners = process.listenerCount(CONTROL_SIGNAL);
     const setInterval0 = globalThis.setInterval;
     const clearInterval0 = globalThis.clearInterval;
-    vi.spyOn(globalThis, 'setInterval').mockImplementation(((fn: () => void, ms?: number) => {
+    vi.spyOn(globalThis, 'setInterval').mockImplementation((fn: () => void, ms?: number) => {
       const t = setInterval0(fn, ms);
       live.add(t);
       started++;
       return t;
-    }));
+    });
     vi.spyOn(globalThis, 'clearInterval').mockImplementation((t) => {
       live.delete(t as NodeJS.Timeout);
       clearInterval0(t);
@@ -190,6 +190,29 @@ describe('capibot run (in process)', () => {
       vi.restoreAllMocks();
       for (const t of live) clearInterval0(t);
     }
+  });
+
+  it('says at start that a trading state latched by an earlier run (HALTED) holds', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'capibot-run-'));
+    const store = join(dir, 'store.sqlite');
+    const earlier = new SqliteStore({ path: store });
+    earlier.setMeta('tradingState', 'HALTED');
+    earlier.close();
+    const said: string[] = [];
+    const result = await runTrading({
+      config: paperConfig(store, []),
+      env: {},
+      live: false,
+      signals: false,
+      durationMs: 300,
+      logger: { level: 'silent' },
+      say: (l) => said.push(l),
+    });
+    expect(result.exitCode).toBe(0);
+    const trading = said.findIndex((l) => l.startsWith('capibot run: trading'));
+    expect(said[trading + 1]).toMatch(
+      /^capibot run: warning: started HALTED: no placement passes, only cancels .*capibot kill --reset/,
+    );
   });
 
   it('a second runner on the same store refuses to start', async () => {
