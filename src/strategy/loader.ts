@@ -43,6 +43,19 @@ export function definitionFromModule(mod: unknown, file: string): StrategyDefini
 }
 
 /**
+ * One line for a module that failed to load. A compile error's first line ("Transform failed with 1
+ * error:") says nothing by itself: the line naming the place (`file.ts:1:16: ERROR: Unexpected ";"`)
+ * is kept with it.
+ */
+function loadFailure(e: unknown): string {
+  if (!(e instanceof Error)) return String(e);
+  const lines = e.message.split('\n').map((l) => l.trim());
+  const first = lines[0] ?? '';
+  const where = lines.find((l) => /:\d+:\d+: ERROR: /.test(l));
+  return where !== undefined ? `${first} ${where}` : first;
+}
+
+/**
  * Imports `path` (relative paths resolve against `baseDir`, default the working directory).
  * Compile and import errors become ConfigError naming the file.
  */
@@ -53,8 +66,7 @@ export async function loadStrategy(path: string, baseDir: string = process.cwd()
   try {
     mod = await tsImport(pathToFileURL(file).href, import.meta.url);
   } catch (e) {
-    const message = e instanceof Error ? e.message.split('\n')[0] : String(e);
-    throw new ConfigError(`cannot load the strategy module: ${message}`, file);
+    throw new ConfigError(`cannot load the strategy module: ${loadFailure(e)}`, file);
   }
   return { definition: definitionFromModule(mod, file), file };
 }

@@ -116,6 +116,13 @@ describe('strategy loader', () => {
     );
   });
 
+  it('reports a syntax error with its place in the file', async () => {
+    const file = tmpModule('syntax.ts', 'export default {;\n');
+    expect((await configError(loadStrategy(file))).message).toMatch(
+      /cannot load the strategy module: Transform failed with 1 error: .*syntax\.ts:1:16: ERROR: /,
+    );
+  });
+
   it('reports a missing file', async () => {
     expect((await configError(loadStrategy('strategies/does-not-exist.ts'))).message).toMatch(/not found/);
   });
