@@ -10,8 +10,8 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config/schema.ts';
 import { dec, type Dec } from '../core/decimal.ts';
-import { BadInputError, InvariantViolation } from '../core/errors.ts';
-import type { RecordedPoll } from '../core/market.ts';
+import { BadInputError, ConfigError, InvariantViolation } from '../core/errors.ts';
+import type { RecordedPoll, RecordingMeta } from '../core/market.ts';
 import type { EngineStrategyConfig } from '../engine/engine.ts';
 import { openRecording } from '../market/recording/reader.ts';
 import { parseStrategyParams, strategySymbols } from '../strategy/define.ts';
@@ -65,14 +65,38 @@ export function harnessConfigOf(config: Config): HarnessConfig {
   };
 }
 
-/** Every symbol the strategies trade (validated params, as the engine will see them). */
-function tradedSymbols(strategies: readonly EngineStrategyConfig[]): string[] {
-  const out = new Set<string>();
+/** The symbols of each strategy (validated params, as the engine will see them). */
+function symbolsByStrategy(strategies: readonly EngineStrategyConfig[]): Map<string, readonly string[]> {
+  const out = new Map<string, readonly string[]>();
   for (const s of strategies) {
     const params = parseStrategyParams(s.definition, s.id, s.params ?? {});
-    for (const sym of strategySymbols(s.definition, s.id, params)) out.add(sym);
+    out.set(s.id, strategySymbols(s.definition, s.id, params));
   }
-  return [...out].sort();
+  return out;
+}
+
+/**
+ * Refuses a strategy trading a symbol the recording does not hold (by its meta line's `symbols`, or
+ * else its first poll): it would never see a ticker, and the run would say nothing of it.
+ */
+function checkSymbolsRecorded(
+  bySymbol: ReadonlyMap<string, readonly string[]>,
+  meta: RecordingMeta | undefined,
+  first: RecordedPoll,
+  data: string,
+): void {
+  const listed = Array.isArray(meta?.['symbols'])
+    ? (meta['symbols'] as unknown[]).filter((s): s is string => typeof s === 'string')
+    : first.tickers.map((t) => t.symbol);
+  const held = new Set(listed);
+  for (const [id, symbols] of bySymbol) {
+    const missing = symbols.filter((s) => !held.has(s));
+    if (missing.length === 0) continue;
+    throw new ConfigError(
+      `trades ${missing.join(', ')}, which the recording ${data} does not hold (it holds: ${[...held].sort().join(', ') || 'nothing'})`,
+      `strategy "${id}"`,
+    );
+  }
 }
 
 function runStrategies(config: Config): RunStrategy[] {
@@ -88,10 +112,12 @@ export async function runBacktest(o: BacktestOptions): Promise<RunRecord> {
   try {
     const head = await polls.next();
     if (head.done === true) throw new BadInputError('the recording holds no polls', o.data);
+    const bySymbol = symbolsByStrategy(o.strategies);
+    checkSymbolsRecorded(bySymbol, rec.meta, head.value, o.data);
     const session = new Session({
       strategies: o.strategies,
       startMs: head.value.t,
-      symbols: tradedSymbols(o.strategies),
+      symbols: [...new Set([...bySymbol.values()].flat())].sort(),
       config: harnessConfigOf(config),
       seed: BACKTEST_SEED,
       ...(o.log !== undefined ? { log: o.log } : {}),

@@ -105,6 +105,28 @@ describe('runBacktest', () => {
     expect(summaryRows(healthy).find(([label]) => label === 'Strategies disabled')?.[1]).toBe('none');
   });
 
+  it('refuses a strategy trading a symbol the recording does not hold, naming both', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'capibot-bt-'));
+    const config = join(dir, 'sol.yaml');
+    writeFileSync(
+      config,
+      [
+        'strategies:',
+        '  - id: sol',
+        `    file: ${JSON.stringify(resolve('test/fixtures/strategies/sma-cross.ts'))}`,
+        '    params: { symbol: cmt_solusdt }',
+        'backtest:',
+        `  data: ${JSON.stringify(resolve('test/fixtures/recordings/wave-2sym-240s.ndjson'))}`,
+        '',
+      ].join('\n'),
+    );
+    const run = runBacktest(await prepareBacktest({ configPath: config, env: {} }));
+    await expect(run).rejects.toThrow(ConfigError);
+    await expect(runBacktest(await prepareBacktest({ configPath: config, env: {} }))).rejects.toThrow(
+      /strategy "sol": trades cmt_solusdt, which the recording .*wave-2sym-240s\.ndjson does not hold \(it holds: cmt_btcusdt, cmt_ethusdt\)/,
+    );
+  });
+
   it('refuses a recording without polls, and a config without a recording', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'capibot-bt-'));
     writeFileSync(join(dir, 'empty.ndjson'), '{"meta":{}}\n');
