@@ -92,6 +92,13 @@ export const registerNewStrategy: RegisterCommand = (program, ctx) => {
       ctx.out.info(
         `  npx vitest run ${show(r.testFile)}     # its test, through the real engine in virtual time`,
       );
+      // vitest.config.ts (and `npm test`) only look under test/ and strategies/.
+      const rel = relative(process.cwd(), r.testFile).split(sep).join('/');
+      if (!/^(test|strategies)\//.test(rel))
+        ctx.out.info(
+          '  (this folder is outside the test folders of vitest.config.ts (test/, strategies/): add it to ' +
+            "`include` there, or that command finds no test; `npm test` and `tsc -p .` do not check it either)",
+        );
       ctx.out.info(
         `  add to a config:  strategies: [{ id: ${r.suggestedId}, file: ${show(r.strategyFile)} }]`,
       );

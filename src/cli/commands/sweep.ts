@@ -70,7 +70,7 @@ export const registerSweep: RegisterCommand = (program, ctx) => {
     .addOption(
       new Option(
         '--order <order>',
-        'ranking order (default: desc; asc for feesPaid, maxDrawdown, rejections)',
+        'ranking order (default: desc; asc for feesPaid, maxDrawdown, maxDrawdownFraction, ordersRejected, responses429)',
       ).choices(['asc', 'desc']),
     )
     .option('--out <dir>', 'output folder (default: reports/<UTC timestamp>-sweep/)')
@@ -114,10 +114,12 @@ Grid example (sweep.yaml):
       if (flags.json === true) ctx.out.data((await readFile(written.files.json, 'utf8')).trimEnd());
       else ctx.out.data(ranking(result, flags.top));
       const failed = result.rows.filter((r) => r.metrics === null).length;
+      // The pool starts no more workers than there are runs.
+      const used = Math.min(workers, result.combinations);
       // Runs that finished with a strategy disabled: kept with their figures, but not ranked.
       const disabled = result.rows.filter((r) => r.metrics !== null && r.rank === null).length;
       ctx.out.info(
-        `sweep: ${result.combinations} runs on ${workers} worker${workers === 1 ? '' : 's'} in ` +
+        `sweep: ${result.combinations} run${result.combinations === 1 ? '' : 's'} on ${used} worker${used === 1 ? '' : 's'} in ` +
           `${((Date.now() - started) / 1000).toFixed(1)} s${failed > 0 ? `, ${failed} failed` : ''}` +
           `${disabled > 0 ? `, ${disabled} not ranked (a strategy was disabled)` : ''}; ` +
           `${written.files.csv}, ${written.files.json}`,
