@@ -10,6 +10,7 @@ import type { ContractSpec, Ticker } from '../core/market.ts';
 import type { Order } from '../core/orders.ts';
 import type { ExchangePort } from '../exchange/port.ts';
 import type { HistoryHeadroomConfig } from '../reconcile/history-headroom.ts';
+import type { HedgePosition } from '../risk/exposure.ts';
 import type { BudgetConfig } from '../execution/budget.ts';
 import type { Executor, ExecutorOptions, QueueDepth } from '../execution/executor.ts';
 import type { RiskLimits } from '../risk/limits.ts';
@@ -112,6 +113,8 @@ export interface Engine {
   /** HALTED, and every open order of every strategy is canceled. */
   killSwitch(reason: string): void;
   tradingState(): TradingState;
+  /** Account-wide open legs per symbol (every strategy together), from the fills in the store. */
+  hedgePositions(): ReadonlyMap<SymbolId, HedgePosition>;
   /** Account PnL, marked at the latest tickers. */
   pnl(): PnlSnapshot;
   /** Open (non-terminal) orders, as the engine knows them. */

@@ -281,6 +281,10 @@ class EngineImpl implements Engine {
     return this.#guardian.state;
   }
 
+  hedgePositions(): ReadonlyMap<SymbolId, HedgePosition> {
+    return this.#portfolio.hedgePositions();
+  }
+
   pnl(): PnlSnapshot {
     return this.#portfolio.pnl(undefined, this.#mark);
   }

@@ -193,7 +193,10 @@ async function runWith(
       if (e.kind === 'EngineFailed') requestStop({ kind: 'failure', message: e.message });
     });
 
-    if (!venue.persistent) forgetEmbeddedOrders(session, store, venue, log);
+    if (!venue.persistent) {
+      forgetEmbeddedOrders(session, store, venue, log);
+      warnEmbeddedPositions(session, log, say);
+    }
     const feed = new TickerFeed({
       venue,
       engine,
@@ -362,5 +365,26 @@ function forgetEmbeddedOrders(session: Session, store: SqliteStore, venue: Venue
   log.warn(
     { count: open.length },
     'orders left open by an earlier embedded paper run were closed locally (the in-process simulator starts empty)',
+  );
+}
+
+/**
+ * Positions an earlier embedded paper run left in the store: the new in-process simulator starts
+ * flat, so they exist in the store (status, PnL, what strategies see) but not at the venue, and a
+ * close of them is refused there. Said once at start; the remedy is a fresh store for a fresh paper
+ * account, or `paper.venue: http` (a `capibot sim` that outlives the runner).
+ */
+function warnEmbeddedPositions(session: Session, log: Logger, say: (line: string) => void): void {
+  const legs: string[] = [];
+  for (const [symbol, p] of session.engine.hedgePositions()) {
+    if (!p.long.eq(0)) legs.push(`${symbol} long ${p.long.toFixed()}`);
+    if (!p.short.eq(0)) legs.push(`${symbol} short ${p.short.toFixed()}`);
+  }
+  if (legs.length === 0) return;
+  log.warn({ positions: legs }, 'positions of an earlier embedded paper run are in the store, not in the new simulator');
+  say(
+    `capibot run: warning: the store holds positions of an earlier embedded paper run (${legs.join(', ')}), ` +
+      'but the in-process simulator starts flat: start from a fresh store.path, or use paper.venue: http ' +
+      'for runs that must survive a restart',
   );
 }

@@ -215,6 +215,39 @@ describe('capibot run (in process)', () => {
     );
   });
 
+  it('warns at a restart of an embedded paper run that the store holds positions the new simulator has not', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'capibot-run-'));
+    const store = join(dir, 'store.sqlite');
+    const run = async (): Promise<string[]> => {
+      const said: string[] = [];
+      await runTrading({
+        config: paperConfig(store, []),
+        env: {},
+        live: false,
+        signals: false,
+        durationMs: 1_500,
+        logger: { level: 'silent' },
+        say: (l) => said.push(l),
+      });
+      return said;
+    };
+    const first = await run();
+    expect(first.some((l) => l.includes('positions of an earlier embedded paper run'))).toBe(false);
+    const fills = (() => {
+      const s = new SqliteStore({ path: store });
+      try {
+        return s.allFills();
+      } finally {
+        s.close();
+      }
+    })();
+    expect(fills.length).toBeGreaterThan(0);
+    const second = await run();
+    expect(second.join('\n')).toMatch(
+      /capibot run: warning: the store holds positions of an earlier embedded paper run \(cmt_btcusdt (long|short) [\d.]+.*\), but the in-process simulator starts flat/,
+    );
+  });
+
   it('a second runner on the same store refuses to start', async () => {
     dir = mkdtempSync(join(tmpdir(), 'capibot-run-'));
     const store = join(dir, 'store.sqlite');
