@@ -7,8 +7,7 @@ import { ConfigError } from '../core/errors.ts';
 import { ValidatedConfigSchema } from './cross-checks.ts';
 import { deepFreeze } from './freeze.ts';
 import type { Env } from './interpolate.ts';
-import { problemLine, problemsFromIssues } from './problems.ts';
-import type { ConfigProblem } from './problems.ts';
+import { ConfigProblemsError, problemsFromIssues } from './problems.ts';
 import type { Config } from './schema.ts';
 import type { ConfigPath, SourceMap } from './source-map.ts';
 import { readYamlTree } from './yaml-tree.ts';
@@ -21,19 +20,7 @@ export interface LoadedConfig {
   readonly where: (path: ConfigPath) => string;
 }
 
-/** A ConfigError carrying every problem found (the message is the first one). */
-export class ConfigProblemsError extends ConfigError {
-  readonly problems: readonly string[];
-  constructor(problems: readonly ConfigProblem[]) {
-    const [first] = problems;
-    const more =
-      problems.length > 1
-        ? ` (and ${problems.length - 1} more problem${problems.length > 2 ? 's' : ''})`
-        : '';
-    super(`${first?.message ?? 'invalid config'}${more}`, first?.where);
-    this.problems = problems.map(problemLine);
-  }
-}
+export { ConfigProblemsError } from './problems.ts';
 
 /** Every problem line of a config error (one for most errors, several after schema validation). */
 export function configProblemLines(err: ConfigError): readonly string[] {

@@ -1,5 +1,6 @@
 // zod issues → one human line each: `file:line:col path: expected ..., got ...`, in file order.
 import { z } from 'zod';
+import { ConfigError } from '../core/errors.ts';
 import type { ConfigPath, SourceMap } from './source-map.ts';
 import { displayPath } from './source-map.ts';
 import { didYouMean } from './did-you-mean.ts';
@@ -14,6 +15,20 @@ export interface ConfigProblem {
 
 export function problemLine(p: ConfigProblem): string {
   return `${p.where}: ${p.message}`;
+}
+
+/** A ConfigError carrying every problem found (the message is the first one). */
+export class ConfigProblemsError extends ConfigError {
+  readonly problems: readonly string[];
+  constructor(problems: readonly ConfigProblem[]) {
+    const [first] = problems;
+    const more =
+      problems.length > 1
+        ? ` (and ${problems.length - 1} more problem${problems.length > 2 ? 's' : ''})`
+        : '';
+    super(`${first?.message ?? 'invalid config'}${more}`, first?.where);
+    this.problems = problems.map(problemLine);
+  }
 }
 
 /** Turns zod issues into problems sorted by their place in the file. */

@@ -8,6 +8,7 @@ import { ConfigError } from '../core/errors.ts';
 import { isDecimalString } from '../core/decimal.ts';
 import { hasReference, interpolate, isPureReference } from './interpolate.ts';
 import type { Env } from './interpolate.ts';
+import { ConfigProblemsError, type ConfigProblem } from './problems.ts';
 import { inlineSecretMessage, isSecretLookingKey } from './secrets.ts';
 import { displayPath, SourceMap } from './source-map.ts';
 import type { ConfigPath, Position } from './source-map.ts';
@@ -44,6 +45,9 @@ export function readYamlTree(textValue: string, source: string, env: Env): YamlT
   const walker = new Walker(doc, env, map, at);
   map.setValue([], { line: 1, col: 1 });
   const data = doc.contents === null ? {} : walker.node(doc.contents, [], 0);
+  // Inline secrets and unset variables are all listed at once (the walk goes on past each).
+  if (walker.problems.length > 0)
+    throw new ConfigProblemsError([...walker.problems].sort((a, b) => a.line - b.line || a.col - b.col));
   return { data: data === ABSENT ? {} : data, map };
 }
 
@@ -60,6 +64,8 @@ class Walker {
   private readonly map: SourceMap;
   private readonly at: (offset: number) => Position;
   private visited = 0;
+  /** Inline secrets and unset variables found so far (the walk goes on past them). */
+  readonly problems: ConfigProblem[] = [];
 
   constructor(doc: Document, env: Env, map: SourceMap, at: (offset: number) => Position) {
     this.doc = doc;
@@ -71,6 +77,17 @@ class Walker {
   private fail(path: ConfigPath, message: string, pos?: Position): never {
     const p = pos ?? this.map.valuePosition(path);
     throw new ConfigError(message, `${this.map.source}:${p.line}:${p.col} ${displayPath(path)}`);
+  }
+
+  /** Notes a problem at `path` and lets the walk go on. */
+  private note(path: ConfigPath, message: string): void {
+    const p = this.map.valuePosition(path);
+    this.problems.push({
+      where: `${this.map.source}:${p.line}:${p.col} ${displayPath(path)}`,
+      message,
+      line: p.line,
+      col: p.col,
+    });
   }
 
   node(node: unknown, path: ConfigPath, depth: number): unknown {
@@ -131,7 +148,7 @@ class Walker {
     const inline =
       (typeof v === 'string' && v.trim() !== '' && !isPureReference(v)) ||
       (typeof v === 'number' && Number.isFinite(v));
-    if (inline) this.fail(path, inlineSecretMessage(displayPath(path)));
+    if (inline) this.note(path, inlineSecretMessage(displayPath(path)));
   }
 
   private scalar(node: Scalar, path: ConfigPath): unknown {
@@ -139,7 +156,10 @@ class Walker {
     if (typeof v === 'number') return exactNumber(v, node.source);
     if (typeof v !== 'string' || !hasReference(v)) return v;
     const result = interpolate(v, this.env);
-    if (!result.ok) this.fail(path, result.message);
+    if (!result.ok) {
+      this.note(path, result.message);
+      return ABSENT;
+    }
     if (referencesSecretVariable(v)) this.map.markSensitive(path);
     // A plain (unquoted) scalar is typed after replacement as YAML would type it, so that
     // `port: ${PORT:-9464}` is a number; a quoted one stays text. Empty means "not set".

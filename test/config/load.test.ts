@@ -243,3 +243,20 @@ describe('files', () => {
     expect(errorOf('').message).toBe('test.yaml:1:1 strategies: missing (expected a list of strategies)');
   });
 });
+
+describe('every inline secret and unset variable at once', () => {
+  it('lists them all in file order, the first as the message, without the values', () => {
+    const e = errorOf(
+      `${MINIMAL}exchange:\n  apiKey: abc123secret\n  secret: xyz789secret\nmetrics:\n  port: \${PORT_A}\n  host: \${HOST_B}\n`,
+    );
+    expect(e).toBeInstanceOf(ConfigProblemsError);
+    const lines = configProblemLines(e);
+    expect(lines).toHaveLength(4);
+    expect(lines[0]).toMatch(/^test\.yaml:5:11 exchange\.apiKey: a secret-looking value is written inline/);
+    expect(lines[1]).toMatch(/^test\.yaml:6:11 exchange\.secret: a secret-looking value is written inline/);
+    expect(lines[2]).toMatch(/^test\.yaml:8:9 metrics\.port: environment variable PORT_A is not set/);
+    expect(lines[3]).toMatch(/^test\.yaml:9:9 metrics\.host: environment variable HOST_B is not set/);
+    expect(e.message).toMatch(/\(and 3 more problems\)$/);
+    expect(lines.join('\n')).not.toMatch(/abc123secret|xyz789secret/);
+  });
+});
