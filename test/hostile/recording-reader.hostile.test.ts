@@ -137,6 +137,17 @@ describe('corrupt gzip recordings', () => {
     );
   });
 
+  it('a gzip header and nothing decodable → BadInputError saying so, not "no polls"', async () => {
+    const path = file(Buffer.concat([Buffer.from([0x1f, 0x8b, 0x08, 0x00]), Buffer.from('garbage')]), '.gz');
+    const o = await settle(readOpened(path).then(() => undefined));
+    expect(o.ok).toBe(false);
+    expectTypedOnly(o, [BadInputError]);
+    if (!o.ok)
+      expect((o.error as Error).message).toBe(
+        `${path}: corrupt or truncated gzip data: nothing could be decoded from it`,
+      );
+  });
+
   it('gzip of garbage text → BadInputError at line 1', async () => {
     const path = file(gzipSync('<html>not a recording</html>\n'), '.gz');
     expectBadLine(await readBoth(path), path, 1);

@@ -139,6 +139,13 @@ class RecordingCursor {
       this.opts.onIgnoredTail?.({ file: this.path, line: this.line + 1, text: rest });
     if (this.text.end === 'truncated') {
       const mode = this.opts.truncatedGzip ?? 'accept-complete-lines';
+      // Not one line came out: nothing of the file is usable, say so rather than "no polls". (A
+      // writer continuing its own file after a kill ignores torn tails: it starts that file afresh.)
+      if (this.line === 0 && rest.length === 0 && !ignoreTail)
+        throw new BadInputError(
+          'corrupt or truncated gzip data: nothing could be decoded from it',
+          this.path,
+        );
       if ((rest.length > 0 && !ignoreTail) || mode === 'error') {
         const where = lineWhere(this.path, this.line + 1);
         throw new BadInputError(
