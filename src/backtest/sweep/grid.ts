@@ -10,8 +10,9 @@
 // varying slowest (like nested loops), values in list order. Combination i (1-based) is always the
 // same run, whatever the number of workers.
 import { readFileSync } from 'node:fs';
-import { parse } from 'yaml';
 import { z } from 'zod';
+import { ConfigProblemsError, problemsFromIssues } from '../../config/problems.ts';
+import { readYamlTree } from '../../config/yaml-tree.ts';
 import { ConfigError } from '../../core/errors.ts';
 
 /** Largest grid accepted (a typo such as a range of 10 000 values should not start a day of runs). */
@@ -36,37 +37,37 @@ const GridSchema = z.strictObject({
     .refine((p) => Object.keys(p).length > 0, { error: 'expected at least one param' }),
 });
 
-/** Parses grid YAML text; `source` names the file in errors. */
-export function parseGrid(text: string, source: string): Grid {
-  let doc: unknown;
-  try {
-    doc = parse(text);
-  } catch (e) {
-    throw new ConfigError(
-      `not valid YAML: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}`,
-      source,
-    );
-  }
-  const r = GridSchema.safeParse(doc);
-  if (!r.success) {
-    const i = r.error.issues[0];
-    const path = i !== undefined && i.path.length > 0 ? ` ${i.path.map(String).join('.')}` : '';
-    throw new ConfigError(`${i?.message ?? 'invalid grid'}`, `${source}${path}`);
-  }
+/**
+ * Parses grid YAML text; `source` names the file in errors. Read as config files are (the same YAML
+ * reader, `${VAR}` from `env`), so every problem is named at `file:line:col`, unknown keys with a
+ * did-you-mean.
+ */
+export function parseGrid(
+  text: string,
+  source: string,
+  env: Readonly<Record<string, string | undefined>> = {},
+): Grid {
+  const { data, map } = readYamlTree(text, source, env);
+  const r = GridSchema.safeParse(data, { reportInput: true });
+  if (!r.success) throw new ConfigProblemsError(problemsFromIssues(r.error.issues, map, GridSchema));
   const params: [string, unknown[]][] = [];
   for (const [name, value] of Object.entries(r.data.params)) {
     const values = Array.isArray(value) ? value : [value];
-    if (values.length === 0) throw new ConfigError('expected at least one value', `${source} params.${name}`);
+    if (values.length === 0)
+      throw new ConfigError('expected at least one value', map.where(['params', name]));
     params.push([name, values]);
   }
   const grid: Grid = { ...(r.data.strategy !== undefined ? { strategy: r.data.strategy } : {}), params };
   const n = combinationCount(grid);
   if (n > MAX_COMBINATIONS)
-    throw new ConfigError(`${n} combinations; at most ${MAX_COMBINATIONS} are allowed`, `${source} params`);
+    throw new ConfigError(
+      `${n} combinations; at most ${MAX_COMBINATIONS} are allowed`,
+      map.where(['params']),
+    );
   return grid;
 }
 
-export function loadGrid(path: string): Grid {
+export function loadGrid(path: string, env: Readonly<Record<string, string | undefined>> = {}): Grid {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
@@ -74,7 +75,7 @@ export function loadGrid(path: string): Grid {
     const code = (e as NodeJS.ErrnoException).code;
     throw new ConfigError(`cannot read the grid file (${code ?? 'error'})`, path);
   }
-  return parseGrid(text, path);
+  return parseGrid(text, path, env);
 }
 
 export function combinationCount(grid: Grid): number {

@@ -122,7 +122,7 @@ export async function runSweep(o: SweepOptions): Promise<WrittenSweep> {
     ...(o.data !== undefined ? { data: o.data } : {}),
     env: o.env,
   });
-  const grid = loadGrid(o.gridPath);
+  const grid = loadGrid(o.gridPath, o.env);
   const strategy = targetStrategy(prepared, grid, o.gridPath);
   const instance = prepared.strategies.find((s) => s.id === strategy);
   const baseParams = (prepared.config.strategies.find((s) => s.id === strategy)?.params ?? {}) as Record<
@@ -131,6 +131,18 @@ export async function runSweep(o: SweepOptions): Promise<WrittenSweep> {
   >;
   const combos = combinations(grid);
   const configText = readFileSync(o.configPath, 'utf8');
+  // Every combination is checked before anything is written or run: a bad value fails the sweep at
+  // once, leaving no output behind.
+  if (instance !== undefined) {
+    for (const [i, params] of combos.entries()) {
+      try {
+        parseStrategyParams(instance.definition, strategy, { ...baseParams, ...params });
+      } catch (e) {
+        const why = e instanceof Error ? e.message : String(e);
+        throw new ConfigError(`combination ${i + 1} (${describeParams(params)}): ${why}`, o.gridPath);
+      }
+    }
+  }
   const configsDir = join(o.out, SWEEP_FILES.configs);
   await mkdir(configsDir, { recursive: true });
   const width = String(combos.length).length;
@@ -138,15 +150,6 @@ export async function runSweep(o: SweepOptions): Promise<WrittenSweep> {
   const planned: { job: SweepJob; params: Combination; config: string; command: string }[] = [];
   for (const [i, params] of combos.entries()) {
     const index = i + 1;
-    // Every combination is checked before anything runs: a bad value fails the sweep at once.
-    if (instance !== undefined) {
-      try {
-        parseStrategyParams(instance.definition, strategy, { ...baseParams, ...params });
-      } catch (e) {
-        const why = e instanceof Error ? e.message : String(e);
-        throw new ConfigError(`combination ${index} (${describeParams(params)}): ${why}`, o.gridPath);
-      }
-    }
     const config = join(configsDir, `${String(index).padStart(width, '0')}.yaml`);
     const header = `capibot sweep row ${index} of ${combos.length}: ${describeParams(params)} (from ${o.configPath})`;
     await writeAtomically(config, deriveConfigText(configText, o.configPath, strategy, params, header));

@@ -5,6 +5,7 @@ import {
   MAX_COMBINATIONS,
   parseGrid,
 } from '../../../src/backtest/sweep/grid.ts';
+import { configProblemLines } from '../../../src/config/load.ts';
 import { ConfigError } from '../../../src/core/errors.ts';
 
 describe('sweep grid', () => {
@@ -29,13 +30,30 @@ describe('sweep grid', () => {
 
   it.each([
     ['params: {}', /at least one param/],
-    ['params: { a: [] }', /g\.yaml params\.a: expected at least one value/],
-    ['strategy: x', /g\.yaml params/],
-    ['params: { a: [1] }\nextra: 1', /extra|unrecognized/i],
-    ['params: [1, 2', /not valid YAML/],
+    ['params: { a: [] }', /^g\.yaml:1:14 params\.a: expected at least one value$/],
+    ['strategy: x', /^g\.yaml:1:1 params: missing/],
+    ['', /^g\.yaml:1:1 params: missing/],
+    ['params: { a: [1] }\nextra: 1', /^g\.yaml:2:1 extra: unknown key/],
+    ['params: [1, 2', /^g\.yaml:1:14: invalid YAML/],
   ])('refuses %j with a ConfigError naming the place', (text, message) => {
     expect(() => parseGrid(text, 'g.yaml')).toThrow(ConfigError);
     expect(() => parseGrid(text, 'g.yaml')).toThrow(message);
+  });
+
+  it('names a misspelt key with a did-you-mean, after the key it misses', () => {
+    const e = (() => {
+      try {
+        parseGrid('strategy: ema\nparms:\n  fast: [4]\n', 'g.yaml');
+      } catch (x) {
+        return x;
+      }
+      return undefined;
+    })();
+    expect(e).toBeInstanceOf(ConfigError);
+    expect(configProblemLines(e as ConfigError)).toEqual([
+      'g.yaml:1:1 params: missing (expected a mapping of param names to lists of values)',
+      'g.yaml:2:1 parms: unknown key (did you mean "params"?)',
+    ]);
   });
 
   it('refuses a grid too large to be meant', () => {

@@ -1,0 +1,28 @@
+// runSweep's checks before anything runs: a bad combination fails the sweep at once, and leaves no
+// row config behind.
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runSweep } from '../../../src/backtest/sweep/run-sweep.ts';
+import { ConfigError } from '../../../src/core/errors.ts';
+
+describe('runSweep', () => {
+  it('refuses a grid with a bad combination before writing or running anything', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'capibot-sweep-'));
+    const grid = join(dir, 'grid.yaml');
+    writeFileSync(grid, 'strategy: sma\nparams:\n  fast: [5, 0]\n');
+    const out = join(dir, 'out');
+    const run = runSweep({
+      configPath: 'test/fixtures/configs/backtest/sma.yaml',
+      gridPath: grid,
+      out,
+      workers: 1,
+      metric: 'netPnl',
+      env: {},
+    });
+    await expect(run).rejects.toThrow(ConfigError);
+    await expect(run).rejects.toThrow(/combination 2 \(fast=0\): .*params\.fast/);
+    expect(existsSync(join(out, 'configs'))).toBe(false);
+  });
+});
