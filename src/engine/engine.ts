@@ -424,7 +424,9 @@ class EngineImpl implements Engine {
           });
           return;
         }
-        const held = isTerminal(order.status) ? `the order is already ${order.status}` : this.#cancelHeld(order);
+        const held = isTerminal(order.status)
+          ? `the order is already ${order.status}`
+          : this.#cancelHeld(order);
         if (held !== undefined) {
           this.#emit({ kind: 'IntentIgnored', at: now, strategy, intent, reason: held });
           return;
@@ -583,7 +585,14 @@ class EngineImpl implements Engine {
     else if (e.kind === 'OrderLost') c.reject('lost');
     else if (e.kind === 'OrderRejected') {
       c.ordersRejected++;
-      c.reject(LOCAL_REJECTION_CODES.has(e.code) ? `local:${e.code}` : `exchange:${e.code}`);
+      const local = LOCAL_REJECTION_CODES.has(e.code);
+      c.reject(local ? `local:${e.code}` : `exchange:${e.code}`);
+      // The counters keep the code; the words (which name sizes and prices) go to the log.
+      if (!local)
+        this.#log.info(
+          { clientOid: e.clientOid, code: e.code, reason: e.reason },
+          'order rejected by the exchange',
+        );
     }
   }
 

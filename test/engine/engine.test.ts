@@ -1,3 +1,4 @@
+import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { dec } from '../../src/core/decimal.ts';
 import { clientOid, strategyId, tradeId } from '../../src/core/ids.ts';
@@ -251,6 +252,38 @@ describe('engine: cancelAll', () => {
     expect(requested().length).toBe(before);
     await h.tick({ [BTC]: '100' }, 3_000);
     expect(requested().length).toBe(before + 1);
+  });
+});
+
+describe('engine: rejections', () => {
+  it('counts an exchange rejection by code, and logs its words', async () => {
+    const lines: Record<string, unknown>[] = [];
+    const log = pino(
+      { level: 'info' },
+      { write: (l: string) => lines.push(JSON.parse(l) as Record<string, unknown>) },
+    );
+    const h = engineHarness({ strategies: [{ id: 'a', definition: buyBelow }], log });
+    h.engine.start();
+    await h.tick({ [BTC]: '100' });
+    const oid = clientOid('cb-a-1');
+    h.engine.applyOrderEvents([
+      {
+        kind: 'OrderRejected',
+        clientOid: oid,
+        at: h.vt.now(),
+        code: '40015',
+        reason: "close order size '0.05' exceeds the closable size '0'",
+      },
+    ]);
+    expect(h.engine.metrics().rejectionsByReason).toMatchObject({ 'exchange:40015': 1 });
+    expect(lines).toContainEqual(
+      expect.objectContaining({
+        msg: 'order rejected by the exchange',
+        clientOid: 'cb-a-1',
+        code: '40015',
+        reason: expect.stringContaining('closable') as unknown,
+      }),
+    );
   });
 });
 

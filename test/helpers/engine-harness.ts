@@ -1,4 +1,5 @@
 // An engine on virtual time, with the in-memory store and the fake exchange.
+import type { Logger } from 'pino';
 import type { SchedulerLike } from 'rxjs';
 import { z } from 'zod';
 import type { Clock } from '../../src/core/clock.ts';
@@ -55,6 +56,8 @@ export function engineHarness(opts: {
   clock?: Clock;
   scheduler?: SchedulerLike;
   startingEquity?: Dec;
+  /** Default: silent. */
+  log?: Logger;
 }): EngineHarness {
   const vt = new VirtualTime(opts.start ?? 1_700_000_000_000);
   const store = opts.store ?? new MemoryStore();
@@ -64,7 +67,7 @@ export function engineHarness(opts: {
     store,
     clock: opts.clock ?? vt.clock,
     scheduler: opts.scheduler ?? vt.scheduler,
-    log: silentLog,
+    log: opts.log ?? silentLog,
     specs: SPECS,
     strategies: opts.strategies,
     ...(opts.options !== undefined ? { options: opts.options } : {}),
