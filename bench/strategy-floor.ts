@@ -62,7 +62,7 @@ class InstantPositions {
 }
 
 function placementsOf(out: IntentOutput): PlaceIntent[] {
-  if (out === undefined) return [];
+  if (out === undefined || out === null) return [];
   const list = Array.isArray(out) ? (out as readonly PlaceIntent[]) : [out as PlaceIntent];
   return list.filter((i) => i.kind === 'place');
 }

@@ -3,7 +3,7 @@
 // symlinks cannot be made, e.g. Windows without the privilege). The timestamp is the wall clock of
 // the caller (the CLI), used only for the folder's name, never inside a report.
 import { access, constants } from 'node:fs/promises';
-import { cp, lstat, mkdir, rename, rm, symlink } from 'node:fs/promises';
+import { cp, lstat, mkdir, rename, rm, stat, symlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { BadInputError } from '../core/errors.ts';
 
@@ -82,7 +82,8 @@ export async function pointLatest(
 export async function prepareOutputFolder(dir: string): Promise<void> {
   try {
     await mkdir(dir, { recursive: true });
-    if (!(await lstat(dir)).isDirectory()) throw Object.assign(new Error(), { code: 'ENOTDIR' });
+    // stat, not lstat: a link to a folder is a folder.
+    if (!(await stat(dir)).isDirectory()) throw Object.assign(new Error(), { code: 'ENOTDIR' });
     await access(dir, constants.W_OK);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;

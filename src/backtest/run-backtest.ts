@@ -76,22 +76,32 @@ function symbolsByStrategy(strategies: readonly EngineStrategyConfig[]): Map<str
 }
 
 /**
- * Refuses a strategy trading a symbol the recording does not hold (by its meta line's `symbols`, or
- * else its first poll): it would never see a ticker, and the run would say nothing of it.
+ * Refuses a strategy trading a symbol the recording does not hold, by its meta line's `symbols`: it
+ * would never see a ticker, and the run would say nothing of it. A recording without that list (a
+ * `capibot record` without --symbols) only gets a warning when the first poll lacks the symbol: a
+ * later poll may hold it.
  */
 function checkSymbolsRecorded(
   bySymbol: ReadonlyMap<string, readonly string[]>,
   meta: RecordingMeta | undefined,
   first: RecordedPoll,
   data: string,
+  log: Logger | undefined,
 ): void {
   const listed = Array.isArray(meta?.['symbols'])
     ? (meta['symbols'] as unknown[]).filter((s): s is string => typeof s === 'string')
-    : first.tickers.map((t) => t.symbol);
-  const held = new Set(listed);
+    : undefined;
+  const held = new Set(listed ?? first.tickers.map((t) => t.symbol));
   for (const [id, symbols] of bySymbol) {
     const missing = symbols.filter((s) => !held.has(s));
     if (missing.length === 0) continue;
+    if (listed === undefined) {
+      log?.warn(
+        { strategy: id, symbols: missing, firstPollHolds: [...held].sort() },
+        'the first poll of the recording lacks symbols this strategy trades (the recording lists none)',
+      );
+      continue;
+    }
     throw new ConfigError(
       `trades ${missing.join(', ')}, which the recording ${data} does not hold (it holds: ${[...held].sort().join(', ') || 'nothing'})`,
       `strategy "${id}"`,
@@ -113,7 +123,7 @@ export async function runBacktest(o: BacktestOptions): Promise<RunRecord> {
     const head = await polls.next();
     if (head.done === true) throw new BadInputError('the recording holds no polls', o.data);
     const bySymbol = symbolsByStrategy(o.strategies);
-    checkSymbolsRecorded(bySymbol, rec.meta, head.value, o.data);
+    checkSymbolsRecorded(bySymbol, rec.meta, head.value, o.data, o.log);
     const session = new Session({
       strategies: o.strategies,
       startMs: head.value.t,

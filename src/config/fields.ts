@@ -100,18 +100,22 @@ export function pattern(re: RegExp, explained: string, description: string, def:
     .describe(withDefault(description, def));
 }
 
-/** An http(s) URL without a user name or password in it (capibot signs with headers). */
+/**
+ * An http(s) URL without a user name or password in it (capibot signs with headers). Any `@` is
+ * refused first, without quoting the value (a password may hold characters that make the URL
+ * unparsable, so the check cannot wait for a parse); only then is the URL's shape checked.
+ */
 export function url(description: string, def: string) {
   const expected = 'expected an http(s) URL';
   return z
     .string({ error: expected })
-    .refine((s) => /^https?:\/\/[^\s/]+/.test(s) && URL.canParse(s), { error: expected })
-    .refine((s) => !URL.canParse(s) || (new URL(s).username === '' && new URL(s).password === ''), {
-      // Complete: the message must not quote the value, which holds a credential.
+    .refine((s) => !s.includes('@'), {
       error:
         'must not hold a user name or password (user:pass@): capibot never sends them; credentials come from the environment',
       params: { complete: true },
+      abort: true,
     })
+    .refine((s) => /^https?:\/\/[^\s/]+/.test(s) && URL.canParse(s), { error: expected })
     .default(def)
     .describe(withDefault(description, def));
 }
@@ -122,15 +126,27 @@ export function url(description: string, def: string) {
  * belongs, and echoing it back would print it.
  */
 export function envVariableName(re: RegExp, explained: string, description: string, def: string) {
-  return pattern(re, explained, description, def).refine((s) => !looksLikeCredential(s), {
-    error:
-      'looks like a credential, not the name of an environment variable: put the key in the environment and name its variable here',
-    params: { complete: true },
-  });
+  return z
+    .string({ error: `expected ${explained}` })
+    .refine((s) => !looksLikeCredential(s), {
+      error:
+        'looks like a credential, not the name of an environment variable: put the key in the environment and name its variable here',
+      params: { complete: true },
+      abort: true,
+    })
+    .regex(re, { error: `expected ${explained}` })
+    .default(def)
+    .describe(withDefault(description, def));
 }
 
-function looksLikeCredential(s: string): boolean {
-  return s.length >= 24 && /^[A-Za-z0-9+/=-]+$/.test(s) && /\d/.test(s) && /[a-z]/.test(s);
+/**
+ * A long run of key characters (letters, digits, + / = -) with letters and digits, that is not a
+ * snake_case name: hex, base64 and UUID keys, in either case. `MY_DESK_API_KEY_2` is a name.
+ */
+export function looksLikeCredential(s: string): boolean {
+  if (s.length < 20 || !/^[A-Za-z0-9+/=_-]+$/.test(s)) return false;
+  if (!/\d/.test(s) || !/[A-Za-z]/.test(s)) return false;
+  return !/^[A-Za-z][A-Za-z0-9]*(_[A-Za-z0-9]+)+$/.test(s);
 }
 
 type DecimalKind = 'positive' | 'non-negative';

@@ -20,6 +20,8 @@ export interface LoadStrategiesOptions {
   readonly baseDir?: string;
   /** Skip strategies whose file does not exist (`validate` without --check-files). Default false. */
   readonly skipMissing?: boolean;
+  /** Accept a config whose strategies are all disabled (`validate`: `status` and `kill` use it). */
+  readonly allowNone?: boolean;
 }
 
 /** The config with `where` for its paths, or a bare config (paths then have no line and column). */
@@ -66,7 +68,8 @@ export async function loadConfiguredStrategies(
   const { config, where } = sourceOf(source);
   const baseDir = opts.baseDir ?? process.cwd();
   const enabled = config.strategies.filter((s) => s.enabled);
-  if (enabled.length === 0) throw new ConfigError('every strategy is disabled: nothing to run', 'strategies');
+  if (enabled.length === 0 && opts.allowNone !== true)
+    throw new ConfigError('every strategy is disabled: nothing to run', where(['strategies']));
   const problems: ConfigProblem[] = [];
   const problem = (path: ConfigPath, message: string): void => {
     problems.push({ where: where(path), message, line: problems.length, col: 0 });

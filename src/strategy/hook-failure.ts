@@ -32,11 +32,25 @@ export class HookMisuse extends Error {
 /** capibot's own source folder: frames in it are the engine's, not the strategy's. */
 const SRC_DIR = fileURLToPath(new URL('..', import.meta.url));
 
-/** `path:line:col` of a stack frame line, without a file:// scheme or a loader's query string. */
+/**
+ * `path:line:col` of a stack frame line (`at fn (PATH:L:C)` or `at PATH:L:C`; the path may hold
+ * spaces and parentheses), without a file:// scheme or a loader's query string.
+ */
 function frameLocation(line: string): { file: string; at: string } | undefined {
-  const m = /\(?((?:file:\/\/)?[^\s()]+?)(?:\?[^\s():]*)?:(\d+):(\d+)\)?\s*$/.exec(line.trim());
+  const t = line.trim();
+  const m = /\((.+):(\d+):(\d+)\)$/.exec(t) ?? /^at (.+):(\d+):(\d+)$/.exec(t);
   if (m === null || m[1] === undefined) return undefined;
-  const file = m[1].startsWith('file://') ? fileURLToPath(m[1]) : m[1];
+  let path = m[1];
+  const query = path.indexOf('?');
+  if (query !== -1) path = path.slice(0, query);
+  let file = path;
+  if (path.startsWith('file://')) {
+    try {
+      file = fileURLToPath(path);
+    } catch {
+      return undefined;
+    }
+  }
   return { file, at: `${m[2] ?? ''}:${m[3] ?? ''}` };
 }
 

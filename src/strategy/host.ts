@@ -104,11 +104,14 @@ function strategyInputs(s: HostedStrategy, inputs: HostInputs): StrategyInputs {
 function outputs(hook: HookName, out: IntentOutput): readonly unknown[] {
   if (out === undefined || out === null) return [];
   if (Array.isArray(out)) return out as readonly unknown[];
-  if (typeof (out as { then?: unknown }).then === 'function')
+  if (typeof (out as { then?: unknown }).then === 'function') {
+    // Its rejection is nobody's to handle: mark it handled, or it would end the process.
+    (out as unknown as PromiseLike<unknown>).then(undefined, () => undefined);
     throw new HookFailure(
       hook,
       new HookMisuse('returned a Promise: hooks are synchronous and return intents (or nothing), never a Promise'),
     );
+  }
   return [out];
 }
 
@@ -156,7 +159,13 @@ export function hostStrategy(s: HostedStrategy, inputs: HostInputs, clock: Clock
     const own = strategyInputs(s, inputs);
     const instance = s.instance;
     if (!isStreamInstance(instance)) return hookStream(instance, own);
-    return instance.run(own).pipe(catchError((e: unknown) => throwError(() => new HookFailure('run', e))));
+    let run$: Observable<unknown>;
+    try {
+      run$ = instance.run(own);
+    } catch (e) {
+      throw new HookFailure('run', e);
+    }
+    return run$.pipe(catchError((e: unknown) => throwError(() => new HookFailure('run', e))));
   });
   return raw$.pipe(
     map((value): HostOutput => ({

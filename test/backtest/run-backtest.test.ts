@@ -1,7 +1,8 @@
 // The backtest driver in process: the RunRecord it builds from a config and a recording.
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { prepareBacktest } from '../../src/backtest/prepare.ts';
 import { buildReport, summarize, summaryRows } from '../../src/backtest/report/index.ts';
@@ -125,6 +126,36 @@ describe('runBacktest', () => {
     await expect(runBacktest(await prepareBacktest({ configPath: config, env: {} }))).rejects.toThrow(
       /strategy "sol": trades cmt_solusdt, which the recording .*wave-2sym-240s\.ndjson does not hold \(it holds: cmt_btcusdt, cmt_ethusdt\)/,
     );
+  });
+
+  it('only warns when a recording that lists no symbols lacks one in its first poll', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'capibot-bt-'));
+    const lines = readFileSync(resolve('test/fixtures/recordings/wave-2sym-240s.ndjson'), 'utf8').split('\n');
+    // No meta line, and the first poll without ETH.
+    const first = JSON.parse(lines[1]!) as { t: number; tickers: { symbol: string }[] };
+    first.tickers = first.tickers.filter((t) => t.symbol !== 'cmt_ethusdt');
+    const data = join(dir, 'nometa.ndjson');
+    writeFileSync(data, [JSON.stringify(first), ...lines.slice(2)].join('\n'));
+    const config = join(dir, 'eth.yaml');
+    writeFileSync(
+      config,
+      [
+        'strategies:',
+        '  - id: eth',
+        `    file: ${JSON.stringify(resolve('test/fixtures/strategies/sma-cross.ts'))}`,
+        "    params: { symbol: cmt_ethusdt, fast: 5, slow: 20, size: '0.01' }",
+        `backtest:\n  data: ${JSON.stringify(data)}`,
+        '',
+      ].join('\n'),
+    );
+    const warnings: Record<string, unknown>[] = [];
+    const log = pino(
+      { level: 'warn' },
+      { write: (l: string) => warnings.push(JSON.parse(l) as Record<string, unknown>) },
+    );
+    const record = await runBacktest({ ...(await prepareBacktest({ configPath: config, env: {} })), log });
+    expect(record.orders.length).toBeGreaterThan(0);
+    expect(warnings).toContainEqual(expect.objectContaining({ strategy: 'eth', symbols: ['cmt_ethusdt'] }));
   });
 
   it('refuses a recording without polls, and a config without a recording', async () => {

@@ -99,6 +99,18 @@ describe('credentials never echoed from the config', () => {
     expect(e.message).toMatch(/^u\.yaml:5:12 exchange\.baseUrl: must not hold a user name or password/);
     expect(e.message).not.toContain('pa55w0rdXYZ');
     expect(e.message).not.toContain('me:');
+    // Passwords that make the URL unparsable are never quoted either.
+    for (const bad of [
+      'https://me:abc/def+ghi==@api.weex.com',
+      'https://me:pa#ss@x.com',
+      'https://me:pass@host:99999',
+    ]) {
+      const m = refusal(() =>
+        parseConfigText(`${STRATS}exchange:\n  baseUrl: "${bad}"\n`, 'u.yaml', {}),
+      ).message;
+      expect(m).toMatch(/must not hold a user name or password/);
+      expect(m).not.toContain(bad.slice(8, 14));
+    }
   });
 
   it('refuses a key pasted where its variable name belongs, without quoting it', () => {
@@ -108,6 +120,17 @@ describe('credentials never echoed from the config', () => {
       /credentials\.apiKeyEnv: looks like a credential, not the name of an environment variable/,
     );
     expect(e.message).not.toContain(key);
+    for (const pasted of [
+      'BC1F2A9E7D4C8B3A6F5E0D9C8B7A6F5E',
+      'bc1f2a9e-7d4c-8b3a-6f5e-0d9c8b7a6f5e',
+      'dGhpcyBpcyBhIHNlY3JldCBrZXk9PQ==',
+    ]) {
+      const m = refusal(() =>
+        parseConfigText(`${STRATS}credentials:\n  secretEnv: "${pasted}"\n`, 'k.yaml', {}),
+      ).message;
+      expect(m).toMatch(/looks like a credential/);
+      expect(m).not.toContain(pasted.slice(0, 8));
+    }
     // Ordinary names, long ones included, are names.
     expect(() =>
       parseConfigText(

@@ -327,6 +327,20 @@ describe('bars-csv importer: rules', () => {
     });
   });
 
+  it('refuses a close at or under half the tick (its synthetic bid would be no price), naming the line and --tick', async () => {
+    const path = join(tempDir(), 'doge.csv');
+    writeFileSync(
+      path,
+      ['1700000000000,0.1,0.2,0.05,0.1,10', '1700000060000,0.1,0.2,0.05,0.12,10'].join('\n'),
+    );
+    await expect(all(importBarsCsv(path, { symbol: 's', windowMs: 60_000 }))).rejects.toThrow(
+      /doge\.csv:1: close 0\.1 is not above half the tick \(0\.5\).*--tick/,
+    );
+    // With the market's tick, the same file imports.
+    const polls = await all(importBarsCsv(path, { symbol: 's', windowMs: 60_000, tick: '0.00001' }));
+    expect(only(polls[0]!).best_bid).toBe('0.099995');
+  });
+
   it('stamps snapshots at the label when labels mark the bar close; reads epoch labels without a header', async () => {
     const path = join(tempDir(), 'epoch.csv');
     writeFileSync(

@@ -361,3 +361,19 @@ describe('truncated gzip', () => {
     expect((await collect(path)).map((p) => p.t)).toEqual([1, 2, 3]);
   });
 });
+
+describe('recording writer: the net under every producer', () => {
+  it('refuses to write a poll the reader would refuse, naming the field, and keeps what came before', async () => {
+    const path = join(tempDir(), 'net.ndjson');
+    const w = await openRecordingWriter(path, {});
+    w.write({ t: 1, tickers: [wire('cmt_btcusdt', 1, '100')] });
+    expect(() => w.write({ t: 2, tickers: [wire('cmt_btcusdt', 2, '100', { best_bid: '0' })] })).toThrow(
+      InvariantViolation,
+    );
+    expect(() => w.write({ t: 2, tickers: [wire('cmt_btcusdt', 2, '100', { best_bid: '0' })] })).toThrow(
+      /t 2: tickers\[0\]\.best_bid: a price must be above 0/,
+    );
+    await w.close();
+    expect((await collect(path)).map((p) => p.t)).toEqual([1]);
+  });
+});

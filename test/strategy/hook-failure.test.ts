@@ -72,6 +72,14 @@ describe('strategyOrigin', () => {
     expect(strategyOrigin(e, '/elsewhere')).toBe('/home/me/bot/strategies/dip.ts:12:7');
   });
 
+  it('reads paths with spaces and parentheses, and bare `at path:line:col` frames', () => {
+    const e = new Error('x');
+    e.stack = 'Error: x\n    at Object.onTicker (/home/John Smith/bot (x86)/strategies/dip.ts:3:9)';
+    expect(strategyOrigin(e, '/home/John Smith/bot (x86)')).toBe('strategies/dip.ts:3:9');
+    e.stack = 'Error: x\n    at /home/me/bot/strategies/dip.ts:4:2';
+    expect(strategyOrigin(e, '/home/me/bot')).toBe('strategies/dip.ts:4:2');
+  });
+
   it("is undefined when no frame is the strategy's", () => {
     const e = new Error('x');
     e.stack = 'Error: x\n    at node:internal/timers:1:1\n    at <anonymous>';
@@ -103,6 +111,66 @@ describe('host: hook misuse', () => {
         },
       });
     });
+  });
+
+  it('an async hook that rejects is refused, and its rejection never goes unhandled', async () => {
+    const unhandled: unknown[] = [];
+    const onUnhandled = (e: unknown): void => {
+      unhandled.push(e);
+    };
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      const out: unknown[] = [];
+      const failing: HostedStrategy = {
+        id: strategyId('a'),
+        symbols: [BTC],
+        instance: {
+          onTicker: (async () =>
+            Promise.reject(new Error('awaited thing failed'))) as unknown as () => IntentOutput,
+        },
+      };
+      hostStrategies(
+        [failing],
+        { tickers$: of(makeTicker(BTC, '1')), orders$: of(), fills$: of(), clock$: of() },
+        { now: () => 1 },
+      ).subscribe((o) => out.push(o));
+      await new Promise((r) => setTimeout(r, 20));
+      expect(out).toEqual([
+        expect.objectContaining({
+          kind: 'StrategyDisabled',
+          reason: expect.stringMatching(/^onTicker returned a Promise/) as unknown,
+        }),
+      ]);
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
+  });
+
+  it('names a stream strategy whose run() throws before returning its stream', () => {
+    const out: unknown[] = [];
+    const typo: HostedStrategy = {
+      id: strategyId('s'),
+      symbols: [BTC],
+      instance: {
+        run: () => {
+          throw new TypeError('tickers$.pipee is not a function');
+        },
+      },
+    };
+    hostStrategies(
+      [typo],
+      { tickers$: of(), orders$: of(), fills$: of(), clock$: of() },
+      { now: () => 0 },
+    ).subscribe((o) => out.push(o));
+    expect(out).toEqual([
+      expect.objectContaining({
+        kind: 'StrategyDisabled',
+        reason: expect.stringMatching(
+          /^run errored with TypeError: tickers\$\.pipee is not a function \(test\/strategy\/hook-failure\.test\.ts:\d+:\d+\)$/,
+        ) as unknown,
+      }),
+    ]);
   });
 
   it('names a stream strategy whose run() stream errors', () => {

@@ -10,6 +10,7 @@ import { threadId } from 'node:worker_threads';
 import type { Env } from '../../config/interpolate.ts';
 import { ConfigError } from '../../core/errors.ts';
 import { parseStrategyParams } from '../../strategy/define.ts';
+import { prepareOutputFolder } from '../output-dir.ts';
 import { prepareBacktest, type PreparedBacktest } from '../prepare.ts';
 import { canonicalJson } from '../report/canonical-json.ts';
 import { disabledText } from '../report/table.ts';
@@ -143,6 +144,7 @@ export async function runSweep(o: SweepOptions): Promise<WrittenSweep> {
       }
     }
   }
+  await prepareOutputFolder(o.out);
   const configsDir = join(o.out, SWEEP_FILES.configs);
   await mkdir(configsDir, { recursive: true });
   const width = String(combos.length).length;

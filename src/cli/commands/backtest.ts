@@ -61,12 +61,13 @@ Example:
     )
     .action(async (flags: BacktestFlags) => {
       const started = Date.now();
-      if (flags.out !== undefined) await prepareOutputFolder(flags.out);
       const prepared = await prepareBacktest({
         configPath: flags.config,
         ...(flags.data !== undefined ? { data: flags.data } : {}),
         env: process.env,
       });
+      // After the config and strategies are checked (a bad one leaves no folder), before the run.
+      if (flags.out !== undefined) await prepareOutputFolder(flags.out);
       const root = createRootLogger({ level: flags.logLevel, base: { app: 'capibot-backtest' } });
       const showProgress = process.stderr.isTTY === true;
       const total = showProgress ? await countPolls(prepared.data) : undefined;

@@ -32,7 +32,11 @@ export const registerValidate: RegisterCommand = (program, ctx) => {
       try {
         const loaded = loadConfigDocument(opts.config, process.env);
         if (opts.checkFiles === true) checkConfigFiles(loaded, process.cwd());
-        await loadConfiguredStrategies(loaded, { baseDir: process.cwd(), skipMissing: opts.checkFiles !== true });
+        await loadConfiguredStrategies(loaded, {
+          baseDir: process.cwd(),
+          skipMissing: opts.checkFiles !== true,
+          allowNone: true,
+        });
         ctx.out.data(`ok: ${opts.config}: ${summarizeConfig(loaded.config, process.env)}`);
       } catch (e) {
         if (!(e instanceof ConfigError)) throw e;

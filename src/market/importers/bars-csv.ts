@@ -183,6 +183,13 @@ export async function* importBarsCsv(
       throw bad(path, no, 'inconsistent bar: need low ≤ open, close ≤ high');
     }
     if (vol.lt(0) || close.lte(0)) throw bad(path, no, 'volume must be ≥ 0 and close > 0');
+    // The synthetic bid (close − tick/2) must stay a price: a recording refuses prices ≤ 0.
+    if (close.lte(halfTick))
+      throw bad(
+        path,
+        no,
+        `close ${close.toFixed()} is not above half the tick (${halfTick.toFixed()}): the synthetic bid would not be a price; pass --tick with this market's tick`,
+      );
     if (prevLabel !== undefined && label <= prevLabel)
       throw bad(path, no, `bars must be in increasing time (${ts} is not after the previous bar)`);
     prevLabel = label;

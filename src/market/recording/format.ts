@@ -205,6 +205,13 @@ export const recordedPollSchema = z.object({
 });
 export const metaLineSchema = z.object({ meta: z.record(z.string(), z.unknown()) });
 
+/** Why `value` is not a poll line the reader accepts (`tickers[0].last: a price must be above 0`). */
+export function pollProblem(value: unknown): string | undefined {
+  if (isRecordedPollShape(value)) return undefined;
+  const r = recordedPollSchema.safeParse(value);
+  return r.success ? 'not a recording poll' : describeIssue(r.error);
+}
+
 /** Human text for the first zod issue: `tickers[0].best_bid: not a decimal string`. */
 function describeIssue(err: z.ZodError): string {
   const issue = err.issues[0];

@@ -22,7 +22,7 @@ import { constants as zc, createGzip, type Gzip } from 'node:zlib';
 import type { Logger } from 'pino';
 import { BadInputError, InvariantViolation, isCapibotError } from '../../core/errors.ts';
 import type { RecordedPoll, RecordingMeta } from '../../core/market.ts';
-import { isRecordedPollShape, metaLineText, pollLineText } from './format.ts';
+import { isRecordedPollShape, metaLineText, pollLineText, pollProblem } from './format.ts';
 import { openRecording } from './reader.ts';
 
 export type WriteMode =
@@ -208,6 +208,10 @@ class Writer implements RecordingWriter {
     if (this.lastT !== undefined && t < this.lastT) {
       throw new InvariantViolation(`poll t ${t} is before the previous t ${this.lastT} in ${this.path}`);
     }
+    // Never write what the reader would refuse: every producer checks its input, this is the net.
+    const problem = pollProblem(poll);
+    if (problem !== undefined)
+      throw new InvariantViolation(`refusing to write a poll the reader would refuse (t ${t}: ${problem}) to ${this.path}`);
     this.writeRaw(pollLineText(poll));
     this.lastT = t;
     this.written++;
