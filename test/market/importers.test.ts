@@ -222,6 +222,11 @@ describe('binance-ws importer: rules', () => {
     );
     await expectError(binance(dump([book(1000, '1', '2'), '123 {nope'])), /dump\.txt:2: bad JSON/);
     await expectError(binance(dump([book(1000, '1', 'x')])), /dump\.txt:1: field a is not a decimal string/);
+    // An empty book side ("0.00") and a zero trade price are no prices.
+    await expectError(
+      binance(dump([book(1000, '0.00', '2')])),
+      /dump\.txt:1: field b is 0\.00: a price must be above 0/,
+    );
     await expectError(
       binance(dump([`5 ${JSON.stringify({ data: { e: 'trade', p: '1', q: '1' } })}`])),
       /dump\.txt:1: no exchange event time E/,
@@ -367,17 +372,23 @@ describe('bars-csv importer: rules', () => {
     const head = 'timestamp,open,high,low,close,volume\n';
     await expectError(
       all(
-        importBarsCsv(bad('a.csv', `${head}2024-01-01 00:00:00,1,2,0,1,5\n2024-01-01 00:01:00,1,2,0,x,5\n`), {
-          symbol: 's',
-        }),
+        importBarsCsv(
+          bad('a.csv', `${head}2024-01-01 00:00:00,1,2,0.5,1,5\n2024-01-01 00:01:00,1,2,0.5,x,5\n`),
+          {
+            symbol: 's',
+          },
+        ),
       ),
       /a\.csv:3: close is not a decimal/,
     );
     await expectError(
       all(
-        importBarsCsv(bad('b.csv', `${head}2024-01-01 00:01:00,1,2,0,1,5\n2024-01-01 00:01:00,1,2,0,1,5\n`), {
-          symbol: 's',
-        }),
+        importBarsCsv(
+          bad('b.csv', `${head}2024-01-01 00:01:00,1,2,0.5,1,5\n2024-01-01 00:01:00,1,2,0.5,1,5\n`),
+          {
+            symbol: 's',
+          },
+        ),
       ),
       /b\.csv:3: bars must be in increasing time/,
     );
@@ -386,8 +397,12 @@ describe('bars-csv importer: rules', () => {
       /c\.csv:2: inconsistent bar/,
     );
     await expectError(
-      all(importBarsCsv(bad('d.csv', `${head}2024-02-30 00:00:00,1,2,0,1,5\n`), { symbol: 's' })),
+      all(importBarsCsv(bad('d.csv', `${head}2024-02-30 00:00:00,1,2,0.5,1,5\n`), { symbol: 's' })),
       /d\.csv:2: timestamp/,
+    );
+    await expectError(
+      all(importBarsCsv(bad('z.csv', `${head}2024-01-01 00:00:00,0,100,0,100,3\n`), { symbol: 's' })),
+      /z\.csv:2: open, high, low and close must be above 0/,
     );
     await expectError(
       all(importBarsCsv(bad('e.csv', 'time,o,h,l,c,v\n'), { symbol: 's' })),

@@ -182,7 +182,9 @@ export async function* importBarsCsv(
     if (low.gt(open) || low.gt(close) || high.lt(open) || high.lt(close) || low.gt(high)) {
       throw bad(path, no, 'inconsistent bar: need low ≤ open, close ≤ high');
     }
-    if (vol.lt(0) || close.lte(0)) throw bad(path, no, 'volume must be ≥ 0 and close > 0');
+    if (vol.lt(0)) throw bad(path, no, 'volume must be ≥ 0');
+    if (open.lte(0) || high.lte(0) || low.lte(0) || close.lte(0))
+      throw bad(path, no, 'open, high, low and close must be above 0');
     // The synthetic bid (close − tick/2) must stay a price: a recording refuses prices ≤ 0.
     if (close.lte(halfTick))
       throw bad(

@@ -15,7 +15,7 @@ import { basename } from 'node:path';
 import { dec, decToString, type Dec } from '../../core/decimal.ts';
 import { BadInputError } from '../../core/errors.ts';
 import type { RecordedPoll, RecordingMeta, WireTicker } from '../../core/market.ts';
-import { isDecimalText, RECORDING_FORMAT } from '../recording/format.ts';
+import { isDecimalText, isPositiveText, RECORDING_FORMAT } from '../recording/format.ts';
 import { fileSha256, inputLineBatches } from './input-lines.ts';
 
 export interface BinanceWsImportOptions {
@@ -153,6 +153,13 @@ function decimalField(data: Record<string, unknown>, key: string, path: string, 
   return v;
 }
 
+/** A price field: a decimal above 0 (an empty book side sends "0.00", which is no price). */
+function priceField(data: Record<string, unknown>, key: string, path: string, no: number): string {
+  const v = decimalField(data, key, path, no);
+  if (!isPositiveText(v)) throw bad(path, no, `field ${key} is ${v}: a price must be above 0`);
+  return v;
+}
+
 /** Parses one line; undefined for messages that are skipped (depth diffs, replies, other events). */
 function parseLine(
   text: string,
@@ -183,14 +190,14 @@ function parseLine(
         kind: 'book',
         E,
         seq,
-        bid: normalise(decimalField(d, 'b', path, no)),
-        ask: normalise(decimalField(d, 'a', path, no)),
+        bid: normalise(priceField(d, 'b', path, no)),
+        ask: normalise(priceField(d, 'a', path, no)),
       },
       symbol,
     };
   }
   return {
-    ev: { kind: 'trade', E, seq, price: decimalField(d, 'p', path, no), qty: decimalField(d, 'q', path, no) },
+    ev: { kind: 'trade', E, seq, price: priceField(d, 'p', path, no), qty: decimalField(d, 'q', path, no) },
     symbol,
   };
 }
