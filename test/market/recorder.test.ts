@@ -273,17 +273,26 @@ describe('capibot record / import arguments', () => {
     const dir = tempDir();
     const out = join(dir, 'bars.ndjson.gz');
     const input = join(repoRoot, 'test/fixtures/market/ftx-btc-perp-1m-head300.csv');
-    // A 24 h window needs 1440 bars: 300 bars give an empty (but valid) recording with its meta line.
-    const cli = program();
-    await cli.run(['import', '--from', 'bars-csv', '--symbol', 'cmt_btcusdt', input, out]);
-    expect(cli.info.join('\n')).toMatch(/imported 0 snapshots/);
-    const rec = await openRecording(out, { truncatedGzip: 'error' });
-    expect(rec.meta).toMatchObject({ synthetic: ['best_bid', 'best_ask'], source: { kind: 'ohlcv-csv' } });
-    await rec.close();
+    // A 24 h window needs 1440 bars: 300 bars yield no snapshot, which is refused, and nothing is written.
     await expect(
       program().run(['import', '--from', 'bars-csv', '--symbol', 'cmt_btcusdt', input, out]),
-    ).rejects.toThrow(/file exists/);
-    await program().run(['import', '--from', 'bars-csv', '--symbol', 'cmt_btcusdt', '--force', input, out]);
+    ).rejects.toThrow(/head300\.csv: no snapshot came out: the first one needs a full statistics window/);
+    expect(existsSync(out)).toBe(false);
+    // An output that is a folder, or in a folder that does not exist, is refused before reading.
+    await expect(
+      program().run(['import', '--from', 'bars-csv', '--symbol', 'cmt_btcusdt', input, dir]),
+    ).rejects.toThrow(/is a folder/);
+    await expect(
+      program().run([
+        'import',
+        '--from',
+        'bars-csv',
+        '--symbol',
+        'cmt_btcusdt',
+        input,
+        join(dir, 'no', 'x.ndjson'),
+      ]),
+    ).rejects.toThrow(BadInputError);
 
     const events = join(dir, 'events.ndjson');
     const ws = join(repoRoot, 'test/fixtures/market/binance-usdm-btcusdt-20240719-slice.txt');
@@ -302,6 +311,20 @@ describe('capibot record / import arguments', () => {
     expect(await openRecording(events).then(async (r) => (await r.close(), r.meta))).toMatchObject({
       fields24h: 'session-relative',
     });
+    const again = [
+      'import',
+      '--from',
+      'binance-ws',
+      '--symbol',
+      'cmt_btcusdt',
+      '--grid-ms',
+      '1000',
+      ws,
+      events,
+    ];
+    await expect(program().run(again)).rejects.toThrow(/file exists/);
+    await program().run([...again, '--force']);
+    expect((await collect(events)).map((p) => p.t)).toEqual([1721347203000, 1721347204000]);
 
     await expect(
       program().run([

@@ -1,5 +1,6 @@
 // `capibot import`: turns third-party market data into a recording.
-import { existsSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, renameSync, rmSync, statSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { Option, type Command } from 'commander';
 import type { RecordedPoll, RecordingMeta } from '../../core/market.ts';
 import { BadInputError } from '../../core/errors.ts';
@@ -40,11 +41,13 @@ export const registerImport: RegisterCommand = (program: Command, ctx) => {
     .command('import')
     .description(
       'Turn third-party market data into a recording (gzip when OUT ends in .gz). ' +
-        'binance-ws: raw Binance USD-M websocket dumps (`<recv_ns> <json>` per line, plain or gzip): bookTicker → ' +
-        'best bid/ask, trade → last, time = exchange time E; every exchange millisecond with an update, or a fixed ' +
+        'binance-ws: raw Binance USD-M websocket dumps (`<recv_ns> <json>` per line, plain or gzip; each JSON the ' +
+        'combined-stream wrapper {"stream":…,"data":…}): bookTicker → best bid/ask, trade → last (other events, ' +
+        'aggTrade included, are skipped), time = exchange time E; every exchange millisecond with an update, or a fixed ' +
         'grid with --grid-ms; 24 h fields are session-relative (said so in the meta line). ' +
-        'bars-csv: OHLCV bars (timestamp,open,high,low,close,volume; UTC) → one snapshot per bar with rolling 24 h ' +
-        'statistics once a full day exists; bid/ask = close ∓ tick/2, flagged synthetic.',
+        'bars-csv: OHLCV bars (timestamp,open,high,low,close,volume; timestamps UTC date-times or epoch milliseconds) ' +
+        '→ one snapshot per bar with rolling 24 h statistics once a full day exists; bid/ask = close ∓ tick/2, ' +
+        'flagged synthetic (pass --tick with the market\'s tick). An input that yields no snapshot is refused.',
     )
     .addOption(
       new Option('--from <FORMAT>', 'input format').choices(['binance-ws', 'bars-csv']).makeOptionMandatory(),
@@ -89,8 +92,13 @@ export const registerImport: RegisterCommand = (program: Command, ctx) => {
         meta = await barsCsvMeta(input, opts);
         polls = importBarsCsv(input, opts);
       }
+      if (existsSync(out) && statSync(out).isDirectory())
+        throw new BadInputError('is a folder: name the recording file to write', out);
       if (flags.force !== true && existsSync(out))
         throw new BadInputError('file exists (use --force to replace it)', out);
+      const parent = dirname(resolve(out));
+      if (!existsSync(parent) || !statSync(parent).isDirectory())
+        throw new BadInputError(`the folder ${parent} does not exist`, out);
       // Written under a temporary name and renamed at the end: a failed import leaves no partial OUT.
       const partial = `${out}.partial-${process.pid}`;
       const writer = await openRecordingWriter(partial, {
@@ -106,6 +114,14 @@ export const registerImport: RegisterCommand = (program: Command, ctx) => {
           firstT ??= p.t;
           count++;
         }
+        // A recording without polls cannot be replayed: say why none came out, write nothing.
+        if (count === 0)
+          throw new BadInputError(
+            flags.from === 'bars-csv'
+              ? 'no snapshot came out: the first one needs a full statistics window of bars (24 h by default)'
+              : 'no snapshot came out: it needs both a bookTicker and a trade event, each in the combined-stream wrapper {"stream":…,"data":…}',
+            input,
+          );
         await writer.close();
         renameSync(partial, out);
       } catch (e) {
