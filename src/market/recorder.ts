@@ -16,6 +16,7 @@ import {
   type SchedulerLike,
 } from 'rxjs';
 import type { Logger } from 'pino';
+import { BadInputError } from '../core/errors.ts';
 import type { Clock } from '../core/clock.ts';
 import type { RecordingMeta, Ticker } from '../core/market.ts';
 import { createTickerPoller, type PollerRetryOptions } from './poller.ts';
@@ -69,6 +70,20 @@ export async function runRecorder(opts: RecorderOptions): Promise<RecorderResult
     meta,
     ...(opts.logger ? { logger: opts.logger } : {}),
   });
+  // A recording's meta line says which symbols it holds (a backtest trusts it). Continuing a file
+  // with other symbols would make it lie: refused before anything is written.
+  if (writer.appended) {
+    const listed = writer.meta?.['symbols'];
+    const before = Array.isArray(listed) ? [...(listed as unknown[])].map(String).sort().join(',') : 'all';
+    const now = wanted ? [...wanted].sort().join(',') : 'all';
+    if (before !== now) {
+      await writer.close();
+      throw new BadInputError(
+        `this recording holds ${before === 'all' ? 'every symbol' : `--symbols ${before}`}; continuing it with ${now === 'all' ? 'every symbol' : `--symbols ${now}`} would make its meta line wrong: record into another file, or pass the same --symbols`,
+        opts.out,
+      );
+    }
+  }
   let polls = 0;
   let firstT: number | undefined;
   let missingWarned = false;

@@ -61,6 +61,7 @@ describe('recorder (in process)', () => {
       fetchTickers: () => Promise.resolve([]),
       intervalMs: 5,
       durationMs: 30,
+      symbols: ['cmt_ethusdt'],
       clock: { now: () => 500 },
     });
     expect(second.appended).toBe(true);
@@ -203,24 +204,21 @@ describe('capibot record (child process)', { timeout: 90_000 }, () => {
     expect(polls.length).toBeGreaterThanOrEqual(2);
     expect(polls[0]!.tickers.map((t) => t.symbol)).toEqual(['cmt_btcusdt', 'cmt_ethusdt']);
 
-    const again = capibot([
-      'record',
-      '--out',
-      out,
-      '--base-url',
-      base,
-      '--interval-ms',
-      '400',
-      '--duration-s',
-      '1',
-      '--symbols',
-      'cmt_ethusdt',
-    ]);
+    const args = ['record', '--out', out, '--base-url', base, '--interval-ms', '400', '--duration-s', '1'];
+    // Continuing it with other symbols would make its meta line wrong: refused, nothing written.
+    const other = capibot([...args, '--symbols', 'cmt_ethusdt']);
+    expect(await other.exit, other.stderr()).toBe(2);
+    expect(other.stderr()).toMatch(
+      /holds every symbol; continuing it with --symbols cmt_ethusdt would make its meta line wrong/,
+    );
+    expect((await collect(out)).length).toBe(polls.length);
+
+    const again = capibot(args);
     expect(await again.exit, again.stderr()).toBe(0);
     expect(again.stderr()).toMatch(/appended \d+ polls/);
     const all = await collect(out);
     expect(all.length).toBeGreaterThan(polls.length);
-    expect(all.slice(polls.length).every((p) => p.tickers.length === 1)).toBe(true);
+    expect(all.slice(polls.length).every((p) => p.tickers.length === 2)).toBe(true);
   });
 
   it('a recorder killed outright (SIGKILL) still leaves a readable recording', async () => {
@@ -238,8 +236,13 @@ describe('capibot record (child process)', { timeout: 90_000 }, () => {
 // ---------------------------------------------------------------------------------------------
 // The commands in process (argument handling), through commander.
 
-function program(): { run: (args: readonly string[]) => Promise<void>; info: string[] } {
+function program(): {
+  run: (args: readonly string[]) => Promise<void>;
+  info: string[];
+  exitCode: () => number;
+} {
   const info: string[] = [];
+  let exitCode = 0;
   const out: CliOutput = {
     data: () => undefined,
     json: () => undefined,
@@ -249,10 +252,17 @@ function program(): { run: (args: readonly string[]) => Promise<void>; info: str
   const p = new Command()
     .exitOverride()
     .configureOutput({ writeErr: () => undefined, writeOut: () => undefined });
-  registerRecord(p, { out, setExitCode: () => undefined });
-  registerImport(p, { out, setExitCode: () => undefined });
+  const setExitCode = (code: number): void => {
+    exitCode = code;
+  };
+  registerRecord(p, { out, setExitCode });
+  registerImport(p, { out, setExitCode });
   p.commands.forEach((c) => c.exitOverride());
-  return { run: async (args) => void (await p.parseAsync(args, { from: 'user' })), info };
+  return {
+    run: async (args) => void (await p.parseAsync(args, { from: 'user' })),
+    info,
+    exitCode: () => exitCode,
+  };
 }
 
 describe('capibot record / import arguments', () => {
@@ -267,6 +277,17 @@ describe('capibot record / import arguments', () => {
     await expect(program().run(['record', '--out', out, '--base-url', 'not a url'])).rejects.toThrow(
       /--base-url/,
     );
+    await expect(program().run(['record', '--out', out, '--symbols', 'CMT_BTCUSDT'])).rejects.toThrow(
+      /--symbols: "CMT_BTCUSDT" is not a symbol like cmt_btcusdt \(lower case\)/,
+    );
+  });
+
+  it('record exits 1 when nothing was recorded (every poll failed)', async () => {
+    const out = join(tempDir(), 'unreachable.ndjson');
+    const cli = program();
+    await cli.run(['record', '--out', out, '--base-url', 'http://127.0.0.1:9', '--duration-s', '1']);
+    expect(cli.info.join('\n')).toMatch(/wrote 0 polls[\s\S]*nothing was recorded/);
+    expect(cli.exitCode()).toBe(1);
   });
 
   it('import writes a recording, refuses to overwrite without --force, and checks its flags', async () => {

@@ -53,6 +53,10 @@ export const registerRecord: RegisterCommand = (program: Command, ctx) => {
         ?.split(',')
         .map((s) => s.trim())
         .filter((s) => s.length > 0);
+      // The exchange's symbols are lower case (cmt_btcusdt): another spelling never matches a ticker.
+      for (const s of symbols ?? [])
+        if (!/^[a-z0-9_]+$/.test(s))
+          throw new BadInputError(`--symbols: ${JSON.stringify(s)} is not a symbol like cmt_btcusdt (lower case)`);
       let baseUrl: string;
       try {
         baseUrl = new URL(flags.baseUrl).origin;
@@ -85,6 +89,12 @@ export const registerRecord: RegisterCommand = (program: Command, ctx) => {
             ? `, ${new Date(r.firstT).toISOString()} … ${new Date(r.lastT).toISOString()}`
             : '';
         ctx.out.info(`${r.appended ? 'appended' : 'wrote'} ${r.polls} polls to ${r.path}${span}`);
+        // Nothing recorded (every poll failed, or the run was stopped at once): a runtime failure, so a
+        // job runner can tell it from success.
+        if (r.polls === 0) {
+          ctx.out.info('record: nothing was recorded (see the warnings above)');
+          ctx.setExitCode(1);
+        }
       } finally {
         process.off('SIGINT', onSignal);
         process.off('SIGTERM', onSignal);
