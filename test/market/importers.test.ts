@@ -415,6 +415,12 @@ describe('bars-csv importer: rules', () => {
     expect(parseBarTime('2021-12-31T23:01:05.250Z')).toBe(Date.UTC(2021, 11, 31, 23, 1, 5, 250));
     expect(parseBarTime('2021-12-31 23:01')).toBe(Date.UTC(2021, 11, 31, 23, 1));
     expect(parseBarTime('1700000000')).toBe(1_700_000_000_000);
+    // Epoch milliseconds, microseconds (Binance kline files since 2025) and nanoseconds.
+    expect(parseBarTime('1704067200000')).toBe(Date.UTC(2024, 0, 1));
+    expect(parseBarTime('1704067200000000')).toBe(Date.UTC(2024, 0, 1));
+    expect(parseBarTime('1704067260123456')).toBe(Date.UTC(2024, 0, 1, 0, 1, 0, 123));
+    expect(parseBarTime('1704067200000000000')).toBe(Date.UTC(2024, 0, 1));
+    expect(parseBarTime('17040672000000000000')).toBeUndefined();
     expect(parseBarTime('2021-13-01 00:00:00')).toBeUndefined();
     expect(parseBarTime('yesterday')).toBeUndefined();
   });

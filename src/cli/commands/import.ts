@@ -45,7 +45,7 @@ export const registerImport: RegisterCommand = (program: Command, ctx) => {
         'combined-stream wrapper {"stream":…,"data":…}): bookTicker → best bid/ask, trade → last (other events, ' +
         'aggTrade included, are skipped), time = exchange time E; every exchange millisecond with an update, or a fixed ' +
         'grid with --grid-ms; 24 h fields are session-relative (said so in the meta line). ' +
-        'bars-csv: OHLCV bars (timestamp,open,high,low,close,volume; timestamps UTC date-times or epoch milliseconds) ' +
+        'bars-csv: OHLCV bars (timestamp,open,high,low,close,volume; timestamps UTC date-times or epoch seconds, milliseconds, microseconds or nanoseconds) ' +
         '→ one snapshot per bar with rolling 24 h statistics once a full day exists; bid/ask = close ∓ tick/2, ' +
         'flagged synthetic (pass --tick with the market\'s tick). An input that yields no snapshot is refused.',
     )

@@ -61,11 +61,16 @@ type Column = (typeof COLUMNS)[number];
 
 const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]00:?00)?$/;
 
-/** Parses a bar label as UTC: `YYYY-MM-DD HH:MM[:SS[.ffffff]]` (optionally `T`, `Z`), or epoch s/ms. */
+/** Parses a bar label as UTC: `YYYY-MM-DD HH:MM[:SS[.ffffff]]` (optionally `T`, `Z`), or epoch s/ms/µs/ns. */
 export function parseBarTime(s: string): number | undefined {
-  if (/^\d{9,16}$/.test(s)) {
-    const n = Number(s);
-    return s.length >= 12 ? n : n * 1000;
+  // Epoch numbers by their digits: seconds (9–11), milliseconds (12–14), microseconds (15–17: Binance's
+  // kline files since 2025) and nanoseconds (18–19), all to whole milliseconds.
+  if (/^\d{9,19}$/.test(s)) {
+    const n = BigInt(s);
+    if (s.length <= 11) return Number(n * 1000n);
+    if (s.length <= 14) return Number(n);
+    if (s.length <= 17) return Number(n / 1000n);
+    return Number(n / 1_000_000n);
   }
   const m = DATE_TIME.exec(s);
   if (!m) return undefined;
