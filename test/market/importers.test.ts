@@ -408,6 +408,11 @@ describe('bars-csv importer: rules', () => {
       all(importBarsCsv(bad('e.csv', 'time,o,h,l,c,v\n'), { symbol: 's' })),
       /e\.csv:1: header has no timestamp column/,
     );
+    // A headerless file whose first time is in an unknown format is a bad time, not a bad header.
+    await expectError(
+      all(importBarsCsv(bad('f.csv', '2024/01/01 00:00:00,1,2,0.5,1,5\n'), { symbol: 's' })),
+      /f\.csv:1: timestamp is not a date-time or epoch: "2024\/01\/01 00:00:00"/,
+    );
   });
 
   it('parses bar times as UTC', () => {

@@ -125,7 +125,18 @@ function headerColumns(fields: readonly string[], path: string): Record<Column, 
   const pos = {} as Record<Column, number>;
   for (const c of COLUMNS) {
     const i = lower.indexOf(c);
-    if (i === -1) throw bad(path, 1, `header has no ${c} column (expected ${COLUMNS.join(',')})`);
+    if (i === -1) {
+      // A first line whose first field looks numeric or date-like is a bar with an unreadable time,
+      // not a header.
+      const dataLike = /^[\d./: T-]+$/.test(lower[0] ?? '');
+      throw bad(
+        path,
+        1,
+        dataLike
+          ? `timestamp is not a date-time or epoch: ${JSON.stringify(fields[0]?.trim() ?? '')} (expected YYYY-MM-DD HH:MM[:SS] in UTC, or epoch s/ms/µs/ns)`
+          : `header has no ${c} column (expected ${COLUMNS.join(',')})`,
+      );
+    }
     pos[c] = i;
   }
   return pos;
