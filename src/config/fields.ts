@@ -140,13 +140,13 @@ export function envVariableName(re: RegExp, explained: string, description: stri
 }
 
 /**
- * A long run of key characters (letters, digits, + / = -) with letters and digits, that is not a
- * snake_case name: hex, base64 and UUID keys, in either case. `MY_DESK_API_KEY_2` is a name.
+ * A key rather than a name: base64 (`+ / =`), or a run of 16+ letters and digits mixed between
+ * separators (hex and base62 keys, `sk_live_51H8x…`). Names are short words: `MY_DESK_API_KEY_2`,
+ * `__CAPIBOT_API_SECRET_V2`. (A value that is not a valid name is refused anyway, never quoted.)
  */
 export function looksLikeCredential(s: string): boolean {
-  if (s.length < 20 || !/^[A-Za-z0-9+/=_-]+$/.test(s)) return false;
-  if (!/\d/.test(s) || !/[A-Za-z]/.test(s)) return false;
-  return !/^[A-Za-z][A-Za-z0-9]*(_[A-Za-z0-9]+)+$/.test(s);
+  if (s.length >= 16 && /[+/=]/.test(s)) return true;
+  return s.split(/[_-]/).some((seg) => seg.length >= 16 && /\d/.test(seg) && /[A-Za-z]/.test(seg));
 }
 
 type DecimalKind = 'positive' | 'non-negative';

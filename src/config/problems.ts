@@ -55,7 +55,13 @@ export function problemsFromIssues(
       }
       continue;
     }
-    out.push(problem(map, path, 'value', describeIssue(issue, map.isSensitive(path))));
+    // Values under `credentials` are variable names, but a key pasted there must not be printed back.
+    const hide = map.isSensitive(path)
+      ? 'env-secret'
+      : path[0] === 'credentials'
+        ? 'credential-field'
+        : undefined;
+    out.push(problem(map, path, 'value', describeIssue(issue, hide)));
   }
   return out.sort((a, b) => a.line - b.line || a.col - b.col);
 }
@@ -70,7 +76,10 @@ function problem(map: SourceMap, path: ConfigPath, at: 'key' | 'value', message:
   };
 }
 
-function describeIssue(issue: z.core.$ZodIssue, sensitive: boolean): string {
+/** How a value is hidden in a message: a secret-looking variable's value, or anything under `credentials`. */
+type Hidden = 'env-secret' | 'credential-field' | undefined;
+
+function describeIssue(issue: z.core.$ZodIssue, hidden: Hidden): string {
   if (issue.code === 'custom' && issue.params?.['complete'] === true) return issue.message;
   const input = issue.input;
   if (
@@ -80,9 +89,9 @@ function describeIssue(issue: z.core.$ZodIssue, sensitive: boolean): string {
     return `missing (${expectedText(issue)})`;
   }
   const got =
-    input === undefined
+    input === undefined || hidden === 'credential-field'
       ? ''
-      : `, got ${sensitive ? 'a value from a secret-looking environment variable' : describeValue(input)}`;
+      : `, got ${hidden === 'env-secret' ? 'a value from a secret-looking environment variable' : describeValue(input)}`;
   if (issue.code === 'invalid_value') {
     const words = issue.values.map((v) => String(v));
     const guess = typeof input === 'string' ? didYouMean(input, words) : undefined;

@@ -15,12 +15,14 @@ import {
   type Observable,
   type SchedulerLike,
 } from 'rxjs';
+import { existsSync } from 'node:fs';
 import type { Logger } from 'pino';
 import { BadInputError } from '../core/errors.ts';
 import type { Clock } from '../core/clock.ts';
 import type { RecordingMeta, Ticker } from '../core/market.ts';
 import { createTickerPoller, type PollerRetryOptions } from './poller.ts';
 import { isWireTickerShape, RECORDING_FORMAT } from './recording/format.ts';
+import { readRecordingMeta } from './recording/reader.ts';
 import { openRecordingWriter } from './recording/writer.ts';
 
 export interface RecorderOptions {
@@ -55,6 +57,24 @@ export interface RecorderResult {
   readonly appended: boolean;
 }
 
+/** Throws when continuing a recording listing `meta.symbols` (or none: every symbol) with `wanted`. */
+function refuseOtherSymbols(
+  meta: RecordingMeta | undefined,
+  wanted: ReadonlySet<string> | undefined,
+  path: string,
+): void {
+  const listed = meta?.['symbols'];
+  const before = Array.isArray(listed) ? [...(listed as unknown[])].map(String).sort().join(',') : 'all';
+  const now = wanted ? [...wanted].sort().join(',') : 'all';
+  if (before === now) return;
+  throw new BadInputError(
+    `this recording holds ${before === 'all' ? 'every symbol' : `--symbols ${before}`}; continuing it with ` +
+      `${now === 'all' ? 'every symbol' : `--symbols ${now}`} would make its meta line wrong: record into ` +
+      'another file, or pass the same --symbols',
+    path,
+  );
+}
+
 export async function runRecorder(opts: RecorderOptions): Promise<RecorderResult> {
   const scheduler = opts.scheduler ?? asyncScheduler;
   const wanted = opts.symbols && opts.symbols.length > 0 ? new Set(opts.symbols) : undefined;
@@ -66,22 +86,23 @@ export async function runRecorder(opts: RecorderOptions): Promise<RecorderResult
     ...(wanted ? { symbols: [...wanted] } : {}),
     ...(opts.meta ?? {}),
   };
+  // A recording's meta line says which symbols it holds (a backtest trusts it). Continuing a file
+  // with other symbols would make it lie: refused before the file is touched. (A file whose start
+  // cannot be read is left to the writer, which repairs or refuses it; checked again after.)
+  if (existsSync(opts.out)) {
+    const existing = await readRecordingMeta(opts.out).catch(() => undefined);
+    if (existing !== undefined) refuseOtherSymbols(existing, wanted, opts.out);
+  }
   const writer = await openRecordingWriter(opts.out, {
     meta,
     ...(opts.logger ? { logger: opts.logger } : {}),
   });
-  // A recording's meta line says which symbols it holds (a backtest trusts it). Continuing a file
-  // with other symbols would make it lie: refused before anything is written.
   if (writer.appended) {
-    const listed = writer.meta?.['symbols'];
-    const before = Array.isArray(listed) ? [...(listed as unknown[])].map(String).sort().join(',') : 'all';
-    const now = wanted ? [...wanted].sort().join(',') : 'all';
-    if (before !== now) {
+    try {
+      refuseOtherSymbols(writer.meta, wanted, opts.out);
+    } catch (e) {
       await writer.close();
-      throw new BadInputError(
-        `this recording holds ${before === 'all' ? 'every symbol' : `--symbols ${before}`}; continuing it with ${now === 'all' ? 'every symbol' : `--symbols ${now}`} would make its meta line wrong: record into another file, or pass the same --symbols`,
-        opts.out,
-      );
+      throw e;
     }
   }
   let polls = 0;

@@ -9,6 +9,7 @@ import {
   EMPTY,
   filter,
   from,
+  isObservable,
   map,
   merge,
   mergeMap,
@@ -109,7 +110,9 @@ function outputs(hook: HookName, out: IntentOutput): readonly unknown[] {
     (out as unknown as PromiseLike<unknown>).then(undefined, () => undefined);
     throw new HookFailure(
       hook,
-      new HookMisuse('returned a Promise: hooks are synchronous and return intents (or nothing), never a Promise'),
+      new HookMisuse(
+        'returned a Promise: hooks are synchronous and return intents (or nothing), never a Promise',
+      ),
     );
   }
   return [out];
@@ -159,11 +162,19 @@ export function hostStrategy(s: HostedStrategy, inputs: HostInputs, clock: Clock
     const own = strategyInputs(s, inputs);
     const instance = s.instance;
     if (!isStreamInstance(instance)) return hookStream(instance, own);
-    let run$: Observable<unknown>;
+    let run$: unknown;
     try {
       run$ = instance.run(own);
     } catch (e) {
       throw new HookFailure('run', e);
+    }
+    if (!isObservable(run$)) {
+      if (typeof (run$ as { then?: unknown } | null)?.then === 'function')
+        (run$ as PromiseLike<unknown>).then(undefined, () => undefined); // never an unhandled rejection
+      throw new HookFailure(
+        'run',
+        new HookMisuse('did not return an Observable of intents (run is synchronous)'),
+      );
     }
     return run$.pipe(catchError((e: unknown) => throwError(() => new HookFailure('run', e))));
   });

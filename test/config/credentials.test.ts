@@ -128,10 +128,24 @@ describe('credentials never echoed from the config', () => {
       const m = refusal(() =>
         parseConfigText(`${STRATS}credentials:\n  secretEnv: "${pasted}"\n`, 'k.yaml', {}),
       ).message;
-      expect(m).toMatch(/looks like a credential/);
+      expect(m).toMatch(/credentials\.secretEnv: (looks like a credential|expected an environment variable name)/);
       expect(m).not.toContain(pasted.slice(0, 8));
     }
+    // A value that is not a valid name is refused without being quoted, whatever it looks like.
+    for (const pasted of ['Tr4d1ng!Pass#77', '9f8e7d6c5b4a', 'sk_live_51H8xYzAbCdEfGhIjKlMn']) {
+      const m = refusal(() =>
+        parseConfigText(`${STRATS}credentials:\n  passphraseEnv: "${pasted}"\n`, 'p.yaml', {}),
+      ).message;
+      expect(m).toMatch(
+        /credentials\.passphraseEnv: (expected an environment variable name|looks like a credential)/,
+      );
+      expect(m).not.toContain(pasted);
+    }
     // Ordinary names, long ones included, are names.
+    for (const name of ['CAPIBOT__API_KEY_2024', '_CAPIBOT_API_SECRET_V2', 'CAPIBOT_API_SECRET_V2_'])
+      expect(() =>
+        parseConfigText(`${STRATS}credentials:\n  secretEnv: ${name}\n`, 'n.yaml', {}),
+      ).not.toThrow();
     expect(() =>
       parseConfigText(
         `${STRATS}credentials:\n  apiKeyEnv: MY_DESK_WEEX_SUBACCOUNT_3_API_KEY\n`,

@@ -408,6 +408,17 @@ describe('bars-csv importer: rules', () => {
       all(importBarsCsv(bad('e.csv', 'time,o,h,l,c,v\n'), { symbol: 's' })),
       /e\.csv:1: header has no timestamp column/,
     );
+    // A headerless file with ISO times (T, Z) is data, not a header.
+    const iso = await all(
+      importBarsCsv(
+        bad('iso.csv', '2024-01-01T00:00:00Z,1,2,0.5,1.5,10\n2024-01-01T00:01:00Z,1.5,2,1,2,10\n'),
+        {
+          symbol: 's',
+          windowMs: 60_000,
+        },
+      ),
+    );
+    expect(iso.map((p) => p.t)).toEqual([Date.UTC(2024, 0, 1, 0, 1), Date.UTC(2024, 0, 1, 0, 2)]);
     // A headerless file whose first time is in an unknown format is a bad time, not a bad header.
     await expectError(
       all(importBarsCsv(bad('f.csv', '2024/01/01 00:00:00,1,2,0.5,1,5\n'), { symbol: 's' })),

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { Command } from 'commander';
 import pino from 'pino';
 import { join } from 'node:path';
@@ -205,13 +205,14 @@ describe('capibot record (child process)', { timeout: 90_000 }, () => {
     expect(polls[0]!.tickers.map((t) => t.symbol)).toEqual(['cmt_btcusdt', 'cmt_ethusdt']);
 
     const args = ['record', '--out', out, '--base-url', base, '--interval-ms', '400', '--duration-s', '1'];
-    // Continuing it with other symbols would make its meta line wrong: refused, nothing written.
+    // Continuing it with other symbols would make its meta line wrong: refused, the file untouched.
+    const bytes = readFileSync(out);
     const other = capibot([...args, '--symbols', 'cmt_ethusdt']);
     expect(await other.exit, other.stderr()).toBe(2);
     expect(other.stderr()).toMatch(
       /holds every symbol; continuing it with --symbols cmt_ethusdt would make its meta line wrong/,
     );
-    expect((await collect(out)).length).toBe(polls.length);
+    expect(readFileSync(out).equals(bytes)).toBe(true);
 
     const again = capibot(args);
     expect(await again.exit, again.stderr()).toBe(0);

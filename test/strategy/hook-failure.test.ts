@@ -173,6 +173,34 @@ describe('host: hook misuse', () => {
     ]);
   });
 
+  it('refuses a run() that returns no Observable (an async run, or nothing), its rejection handled', async () => {
+    const unhandled: unknown[] = [];
+    const onUnhandled = (e: unknown): void => {
+      unhandled.push(e);
+    };
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      for (const run of [async () => Promise.reject(new Error('async boom')), () => undefined]) {
+        const out: unknown[] = [];
+        const s: HostedStrategy = { id: strategyId('s'), symbols: [BTC], instance: { run: run as never } };
+        hostStrategies(
+          [s],
+          { tickers$: of(), orders$: of(), fills$: of(), clock$: of() },
+          { now: () => 0 },
+        ).subscribe((o) => out.push(o));
+        expect(out).toEqual([
+          expect.objectContaining({
+            reason: 'run did not return an Observable of intents (run is synchronous)',
+          }),
+        ]);
+      }
+      await new Promise((r) => setTimeout(r, 20));
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
+  });
+
   it('names a stream strategy whose run() stream errors', () => {
     const ts = new TestScheduler((a, b) => expect(a).toEqual(b));
     ts.run(({ expectObservable }) => {

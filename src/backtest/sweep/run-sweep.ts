@@ -10,7 +10,7 @@ import { threadId } from 'node:worker_threads';
 import type { Env } from '../../config/interpolate.ts';
 import { ConfigError } from '../../core/errors.ts';
 import { parseStrategyParams } from '../../strategy/define.ts';
-import { prepareOutputFolder } from '../output-dir.ts';
+import { createRunFolder, prepareOutputFolder, REPORTS_ROOT } from '../output-dir.ts';
 import { prepareBacktest, type PreparedBacktest } from '../prepare.ts';
 import { canonicalJson } from '../report/canonical-json.ts';
 import { disabledText } from '../report/table.ts';
@@ -35,8 +35,8 @@ export interface SweepOptions {
   readonly gridPath: string;
   /** --data: the recording every run replays (default: the config's). */
   readonly data?: string;
-  /** Output folder (created). */
-  readonly out: string;
+  /** Output folder (created). Default: a new `reports/<UTC timestamp>-sweep/` (wall clock: its name only). */
+  readonly out?: string;
   readonly workers: number;
   readonly metric: SweepMetric;
   /** Default: descending, ascending for costs (fees, drawdown, rejections). */
@@ -144,8 +144,15 @@ export async function runSweep(o: SweepOptions): Promise<WrittenSweep> {
       }
     }
   }
-  await prepareOutputFolder(o.out);
-  const configsDir = join(o.out, SWEEP_FILES.configs);
+  // Only now, after every check: a refused sweep leaves no folder behind.
+  let out: string;
+  if (o.out !== undefined) {
+    await prepareOutputFolder(o.out);
+    out = o.out;
+  } else {
+    out = await createRunFolder(REPORTS_ROOT, new Date(), '-sweep');
+  }
+  const configsDir = join(out, SWEEP_FILES.configs);
   await mkdir(configsDir, { recursive: true });
   const width = String(combos.length).length;
 
@@ -214,7 +221,7 @@ export async function runSweep(o: SweepOptions): Promise<WrittenSweep> {
     combinations: combos.length,
     rows,
   };
-  const files = { json: join(o.out, SWEEP_FILES.json), csv: join(o.out, SWEEP_FILES.csv) };
+  const files = { json: join(out, SWEEP_FILES.json), csv: join(out, SWEEP_FILES.csv) };
   await writeAtomically(files.json, canonicalJson(result) + '\n');
   await writeAtomically(files.csv, renderSweepCsv(result, grid));
   return { result, files };

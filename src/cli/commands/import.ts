@@ -72,6 +72,14 @@ export const registerImport: RegisterCommand = (program: Command, ctx) => {
     .argument('<OUT>', 'recording to write (.ndjson or .ndjson.gz)')
     .action(async (input: string, out: string, flags: ImportFlags) => {
       const symbol = checkSymbol(flags.symbol);
+      // OUT first: the meta step reads the whole input (its SHA-256), which may be gigabytes.
+      if (existsSync(out) && statSync(out).isDirectory())
+        throw new BadInputError('is a folder: name the recording file to write', out);
+      if (flags.force !== true && existsSync(out))
+        throw new BadInputError('file exists (use --force to replace it)', out);
+      const parent = dirname(resolve(out));
+      if (!existsSync(parent) || !statSync(parent).isDirectory())
+        throw new BadInputError(`the folder ${parent} does not exist`, out);
       let meta: RecordingMeta;
       let polls: AsyncIterable<RecordedPoll>;
       if (flags.from === 'binance-ws') {
@@ -92,13 +100,6 @@ export const registerImport: RegisterCommand = (program: Command, ctx) => {
         meta = await barsCsvMeta(input, opts);
         polls = importBarsCsv(input, opts);
       }
-      if (existsSync(out) && statSync(out).isDirectory())
-        throw new BadInputError('is a folder: name the recording file to write', out);
-      if (flags.force !== true && existsSync(out))
-        throw new BadInputError('file exists (use --force to replace it)', out);
-      const parent = dirname(resolve(out));
-      if (!existsSync(parent) || !statSync(parent).isDirectory())
-        throw new BadInputError(`the folder ${parent} does not exist`, out);
       // Written under a temporary name and renamed at the end: a failed import leaves no partial OUT.
       const partial = `${out}.partial-${process.pid}`;
       const writer = await openRecordingWriter(partial, {

@@ -4,7 +4,6 @@
 // elapsed wall time go to stderr.
 import { readFile } from 'node:fs/promises';
 import { InvalidArgumentError, Option } from 'commander';
-import { createRunFolder, REPORTS_ROOT } from '../../backtest/output-dir.ts';
 import { defaultWorkers } from '../../backtest/sweep/pool.ts';
 import { isSweepMetric, SWEEP_METRICS, type SortOrder, type SweepMetric } from '../../backtest/sweep/rank.ts';
 import { describeParams, runSweep, type SweepResult } from '../../backtest/sweep/run-sweep.ts';
@@ -93,13 +92,12 @@ Grid example (sweep.yaml):
           '--metric',
         );
       const metric: SweepMetric = flags.metric;
-      const out = flags.out ?? (await createRunFolder(REPORTS_ROOT, new Date(), '-sweep'));
       const workers = flags.workers ?? defaultWorkers();
       const written = await runSweep({
         configPath: flags.config,
         gridPath: flags.grid,
         ...(flags.data !== undefined ? { data: flags.data } : {}),
-        out,
+        ...(flags.out !== undefined ? { out: flags.out } : {}),
         workers,
         metric,
         ...(flags.order !== undefined ? { order: flags.order } : {}),

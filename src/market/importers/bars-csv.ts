@@ -121,19 +121,20 @@ function bad(path: string, no: number, why: string): BadInputError {
 /** Column positions from a header line, or undefined when the line is data (no header). */
 function headerColumns(fields: readonly string[], path: string): Record<Column, number> | undefined {
   const lower = fields.map((f) => f.trim().toLowerCase());
-  if (lower[0] !== undefined && parseBarTime(lower[0]) !== undefined) return undefined;
+  const first = fields[0]?.trim() ?? '';
+  if (parseBarTime(first) !== undefined) return undefined;
   const pos = {} as Record<Column, number>;
   for (const c of COLUMNS) {
     const i = lower.indexOf(c);
     if (i === -1) {
       // A first line whose first field looks numeric or date-like is a bar with an unreadable time,
       // not a header.
-      const dataLike = /^[\d./: T-]+$/.test(lower[0] ?? '');
+      const dataLike = /^[\d./: tz+-]+$/i.test(first);
       throw bad(
         path,
         1,
         dataLike
-          ? `timestamp is not a date-time or epoch: ${JSON.stringify(fields[0]?.trim() ?? '')} (expected YYYY-MM-DD HH:MM[:SS] in UTC, or epoch s/ms/µs/ns)`
+          ? `timestamp is not a date-time or epoch: ${JSON.stringify(first)} (expected YYYY-MM-DD HH:MM[:SS] in UTC, or epoch s/ms/µs/ns)`
           : `header has no ${c} column (expected ${COLUMNS.join(',')})`,
       );
     }

@@ -1,6 +1,6 @@
 // runSweep's checks before anything runs: a bad combination fails the sweep at once, and leaves no
 // row config behind.
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -24,5 +24,18 @@ describe('runSweep', () => {
     await expect(run).rejects.toThrow(ConfigError);
     await expect(run).rejects.toThrow(/combination 2 \(fast=0\): .*params\.fast/);
     expect(existsSync(join(out, 'configs'))).toBe(false);
+    // Without --out, the default run folder is not created either.
+    const listing = (): string[] => (existsSync('reports') ? readdirSync('reports').sort() : []);
+    const before = listing();
+    await expect(
+      runSweep({
+        configPath: 'test/fixtures/configs/backtest/sma.yaml',
+        gridPath: grid,
+        workers: 1,
+        metric: 'netPnl',
+        env: {},
+      }),
+    ).rejects.toThrow(/combination 2/);
+    expect(listing()).toEqual(before);
   });
 });
