@@ -14,6 +14,28 @@ const CONFIG = 'test/fixtures/configs/backtest/sma.yaml';
 const FIRST = 1717200000000;
 const LAST = FIRST + 239_000;
 
+const WAVE = resolve('test/fixtures/recordings/wave-2sym-240s.ndjson');
+
+/** A config in a temporary folder: the strategies (id, fixture file, params as YAML flow text) and the recording. */
+function tempConfig(
+  name: string,
+  strategies: readonly { id: string; fixture: string; params: string }[],
+  data = WAVE,
+): string {
+  const path = join(mkdtempSync(join(tmpdir(), 'capibot-bt-')), name);
+  const lines = ['strategies:'];
+  for (const s of strategies) {
+    lines.push(
+      `  - id: ${s.id}`,
+      `    file: ${JSON.stringify(resolve('test/fixtures/strategies', s.fixture))}`,
+    );
+    lines.push(`    params: ${s.params}`);
+  }
+  lines.push('backtest:', `  data: ${JSON.stringify(data)}`, 'log:', '  level: silent', '');
+  writeFileSync(path, lines.join('\n'));
+  return path;
+}
+
 describe('runBacktest', () => {
   it('replays every poll through the engine and records the run', async () => {
     const record = await runBacktest(await prepareBacktest({ configPath: CONFIG, env: {} }));
@@ -69,25 +91,10 @@ describe('runBacktest', () => {
   });
 
   it('records a strategy disabled mid-run, when and why, in the record and the summary', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'capibot-bt-'));
-    const config = join(dir, 'failing.yaml');
-    writeFileSync(
-      config,
-      [
-        'strategies:',
-        '  - id: sma',
-        `    file: ${JSON.stringify(resolve('test/fixtures/strategies/sma-cross.ts'))}`,
-        "    params: { fast: 5, slow: 20, size: '0.01' }",
-        '  - id: bad',
-        `    file: ${JSON.stringify(resolve('test/fixtures/strategies/fails-after.ts'))}`,
-        '    params: { after: 30 }',
-        'backtest:',
-        `  data: ${JSON.stringify(resolve('test/fixtures/recordings/wave-2sym-240s.ndjson'))}`,
-        'log:',
-        '  level: silent',
-        '',
-      ].join('\n'),
-    );
+    const config = tempConfig('failing.yaml', [
+      { id: 'sma', fixture: 'sma-cross.ts', params: "{ fast: 5, slow: 20, size: '0.01' }" },
+      { id: 'bad', fixture: 'fails-after.ts', params: '{ after: 30 }' },
+    ]);
     const record = await runBacktest(await prepareBacktest({ configPath: config, env: {} }));
     // One poll a second: its 30th ticker is the 30th poll's.
     const at = FIRST + 29_000;
@@ -107,20 +114,9 @@ describe('runBacktest', () => {
   });
 
   it('refuses a strategy trading a symbol the recording does not hold, naming both', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'capibot-bt-'));
-    const config = join(dir, 'sol.yaml');
-    writeFileSync(
-      config,
-      [
-        'strategies:',
-        '  - id: sol',
-        `    file: ${JSON.stringify(resolve('test/fixtures/strategies/sma-cross.ts'))}`,
-        '    params: { symbol: cmt_solusdt }',
-        'backtest:',
-        `  data: ${JSON.stringify(resolve('test/fixtures/recordings/wave-2sym-240s.ndjson'))}`,
-        '',
-      ].join('\n'),
-    );
+    const config = tempConfig('sol.yaml', [
+      { id: 'sol', fixture: 'sma-cross.ts', params: '{ symbol: cmt_solusdt }' },
+    ]);
     const run = runBacktest(await prepareBacktest({ configPath: config, env: {} }));
     await expect(run).rejects.toThrow(ConfigError);
     await expect(runBacktest(await prepareBacktest({ configPath: config, env: {} }))).rejects.toThrow(
@@ -136,17 +132,16 @@ describe('runBacktest', () => {
     first.tickers = first.tickers.filter((t) => t.symbol !== 'cmt_ethusdt');
     const data = join(dir, 'nometa.ndjson');
     writeFileSync(data, [JSON.stringify(first), ...lines.slice(2)].join('\n'));
-    const config = join(dir, 'eth.yaml');
-    writeFileSync(
-      config,
+    const config = tempConfig(
+      'eth.yaml',
       [
-        'strategies:',
-        '  - id: eth',
-        `    file: ${JSON.stringify(resolve('test/fixtures/strategies/sma-cross.ts'))}`,
-        "    params: { symbol: cmt_ethusdt, fast: 5, slow: 20, size: '0.01' }",
-        `backtest:\n  data: ${JSON.stringify(data)}`,
-        '',
-      ].join('\n'),
+        {
+          id: 'eth',
+          fixture: 'sma-cross.ts',
+          params: "{ symbol: cmt_ethusdt, fast: 5, slow: 20, size: '0.01' }",
+        },
+      ],
+      data,
     );
     const warnings: Record<string, unknown>[] = [];
     const log = pino(

@@ -318,22 +318,7 @@ describe('capibot record / import arguments', () => {
 
     const events = join(dir, 'events.ndjson');
     const ws = join(repoRoot, 'test/fixtures/market/binance-usdm-btcusdt-20240719-slice.txt');
-    await program().run([
-      'import',
-      '--from',
-      'binance-ws',
-      '--symbol',
-      'cmt_btcusdt',
-      '--grid-ms',
-      '1000',
-      ws,
-      events,
-    ]);
-    expect((await collect(events)).map((p) => p.t)).toEqual([1721347203000, 1721347204000]);
-    expect(await openRecording(events).then(async (r) => (await r.close(), r.meta))).toMatchObject({
-      fields24h: 'session-relative',
-    });
-    const again = [
+    const importWs = [
       'import',
       '--from',
       'binance-ws',
@@ -344,8 +329,13 @@ describe('capibot record / import arguments', () => {
       ws,
       events,
     ];
-    await expect(program().run(again)).rejects.toThrow(/file exists/);
-    await program().run([...again, '--force']);
+    await program().run(importWs);
+    expect((await collect(events)).map((p) => p.t)).toEqual([1721347203000, 1721347204000]);
+    expect(await openRecording(events).then(async (r) => (await r.close(), r.meta))).toMatchObject({
+      fields24h: 'session-relative',
+    });
+    await expect(program().run(importWs)).rejects.toThrow(/file exists/);
+    await program().run([...importWs, '--force']);
     expect((await collect(events)).map((p) => p.t)).toEqual([1721347203000, 1721347204000]);
 
     await expect(

@@ -21,6 +21,33 @@ function thrownBy(f: () => unknown): unknown {
   throw new Error('did not throw');
 }
 
+/** Runs `f`, waits a little, and returns the promise rejections nobody handled meanwhile. */
+async function unhandledDuring(f: () => void): Promise<unknown[]> {
+  const unhandled: unknown[] = [];
+  const onUnhandled = (e: unknown): void => {
+    unhandled.push(e);
+  };
+  process.on('unhandledRejection', onUnhandled);
+  try {
+    f();
+    await new Promise((r) => setTimeout(r, 20));
+    return unhandled;
+  } finally {
+    process.off('unhandledRejection', onUnhandled);
+  }
+}
+
+/** The host's outputs for one strategy fed `tickers` (synchronously). */
+function outputsOf(s: HostedStrategy, tickers: ReturnType<typeof makeTicker>[] = []): unknown[] {
+  const out: unknown[] = [];
+  hostStrategies(
+    [s],
+    { tickers$: of(...tickers), orders$: of(), fills$: of(), clock$: of() },
+    { now: () => 1 },
+  ).subscribe((o) => out.push(o));
+  return out;
+}
+
 describe('describeFailure', () => {
   it('names the hook, the error type when it is not a plain Error, and the strategy line', () => {
     const e = thrownBy(() => (undefined as unknown as { price: number }).price);
@@ -114,41 +141,25 @@ describe('host: hook misuse', () => {
   });
 
   it('an async hook that rejects is refused, and its rejection never goes unhandled', async () => {
-    const unhandled: unknown[] = [];
-    const onUnhandled = (e: unknown): void => {
-      unhandled.push(e);
+    const failing: HostedStrategy = {
+      id: strategyId('a'),
+      symbols: [BTC],
+      instance: {
+        onTicker: (async () =>
+          Promise.reject(new Error('awaited thing failed'))) as unknown as () => IntentOutput,
+      },
     };
-    process.on('unhandledRejection', onUnhandled);
-    try {
-      const out: unknown[] = [];
-      const failing: HostedStrategy = {
-        id: strategyId('a'),
-        symbols: [BTC],
-        instance: {
-          onTicker: (async () =>
-            Promise.reject(new Error('awaited thing failed'))) as unknown as () => IntentOutput,
-        },
-      };
-      hostStrategies(
-        [failing],
-        { tickers$: of(makeTicker(BTC, '1')), orders$: of(), fills$: of(), clock$: of() },
-        { now: () => 1 },
-      ).subscribe((o) => out.push(o));
-      await new Promise((r) => setTimeout(r, 20));
-      expect(out).toEqual([
-        expect.objectContaining({
-          kind: 'StrategyDisabled',
-          reason: expect.stringMatching(/^onTicker returned a Promise/) as unknown,
-        }),
-      ]);
-      expect(unhandled).toEqual([]);
-    } finally {
-      process.off('unhandledRejection', onUnhandled);
-    }
+    let out: unknown[] = [];
+    expect(await unhandledDuring(() => (out = outputsOf(failing, [makeTicker(BTC, '1')])))).toEqual([]);
+    expect(out).toEqual([
+      expect.objectContaining({
+        kind: 'StrategyDisabled',
+        reason: expect.stringMatching(/^onTicker returned a Promise/) as unknown,
+      }),
+    ]);
   });
 
   it('names a stream strategy whose run() throws before returning its stream', () => {
-    const out: unknown[] = [];
     const typo: HostedStrategy = {
       id: strategyId('s'),
       symbols: [BTC],
@@ -158,12 +169,7 @@ describe('host: hook misuse', () => {
         },
       },
     };
-    hostStrategies(
-      [typo],
-      { tickers$: of(), orders$: of(), fills$: of(), clock$: of() },
-      { now: () => 0 },
-    ).subscribe((o) => out.push(o));
-    expect(out).toEqual([
+    expect(outputsOf(typo)).toEqual([
       expect.objectContaining({
         kind: 'StrategyDisabled',
         reason: expect.stringMatching(
@@ -174,30 +180,15 @@ describe('host: hook misuse', () => {
   });
 
   it('refuses a run() that returns no Observable (an async run, or nothing), its rejection handled', async () => {
-    const unhandled: unknown[] = [];
-    const onUnhandled = (e: unknown): void => {
-      unhandled.push(e);
-    };
-    process.on('unhandledRejection', onUnhandled);
-    try {
-      for (const run of [async () => Promise.reject(new Error('async boom')), () => undefined]) {
-        const out: unknown[] = [];
-        const s: HostedStrategy = { id: strategyId('s'), symbols: [BTC], instance: { run: run as never } };
-        hostStrategies(
-          [s],
-          { tickers$: of(), orders$: of(), fills$: of(), clock$: of() },
-          { now: () => 0 },
-        ).subscribe((o) => out.push(o));
-        expect(out).toEqual([
-          expect.objectContaining({
-            reason: 'run did not return an Observable of intents (run is synchronous)',
-          }),
-        ]);
-      }
-      await new Promise((r) => setTimeout(r, 20));
-      expect(unhandled).toEqual([]);
-    } finally {
-      process.off('unhandledRejection', onUnhandled);
+    for (const run of [async () => Promise.reject(new Error('async boom')), () => undefined]) {
+      const s: HostedStrategy = { id: strategyId('s'), symbols: [BTC], instance: { run: run as never } };
+      let out: unknown[] = [];
+      expect(await unhandledDuring(() => (out = outputsOf(s)))).toEqual([]);
+      expect(out).toEqual([
+        expect.objectContaining({
+          reason: 'run did not return an Observable of intents (run is synchronous)',
+        }),
+      ]);
     }
   });
 
