@@ -144,7 +144,7 @@ export function envVariableName(re: RegExp, explained: string, description: stri
  * separators (hex and base62 keys, `sk_live_51H8x…`). Names are short words: `MY_DESK_API_KEY_2`,
  * `__CAPIBOT_API_SECRET_V2`. (A value that is not a valid name is refused anyway, never quoted.)
  */
-export function looksLikeCredential(s: string): boolean {
+function looksLikeCredential(s: string): boolean {
   if (s.length >= 16 && /[+/=]/.test(s)) return true;
   return s.split(/[_-]/).some((seg) => seg.length >= 16 && /\d/.test(seg) && /[A-Za-z]/.test(seg));
 }

@@ -91,6 +91,11 @@ describe('credentials helpers', () => {
   });
 });
 
+/** The error message refusing `value` at `section.key` (quoted in the YAML). */
+function refusedAt(section: string, key: string, value: string): string {
+  return refusal(() => parseConfigText(`${STRATS}${section}:\n  ${key}: "${value}"\n`, 'c.yaml', {})).message;
+}
+
 describe('credentials never echoed from the config', () => {
   it('refuses a user name or password in exchange.baseUrl without quoting it', () => {
     const e = refusal(() =>
@@ -105,9 +110,7 @@ describe('credentials never echoed from the config', () => {
       'https://me:pa#ss@x.com',
       'https://me:pass@host:99999',
     ]) {
-      const m = refusal(() =>
-        parseConfigText(`${STRATS}exchange:\n  baseUrl: "${bad}"\n`, 'u.yaml', {}),
-      ).message;
+      const m = refusedAt('exchange', 'baseUrl', bad);
       expect(m).toMatch(/must not hold a user name or password/);
       expect(m).not.toContain(bad.slice(8, 14));
     }
@@ -125,17 +128,15 @@ describe('credentials never echoed from the config', () => {
       'bc1f2a9e-7d4c-8b3a-6f5e-0d9c8b7a6f5e',
       'dGhpcyBpcyBhIHNlY3JldCBrZXk9PQ==',
     ]) {
-      const m = refusal(() =>
-        parseConfigText(`${STRATS}credentials:\n  secretEnv: "${pasted}"\n`, 'k.yaml', {}),
-      ).message;
-      expect(m).toMatch(/credentials\.secretEnv: (looks like a credential|expected an environment variable name)/);
+      const m = refusedAt('credentials', 'secretEnv', pasted);
+      expect(m).toMatch(
+        /credentials\.secretEnv: (looks like a credential|expected an environment variable name)/,
+      );
       expect(m).not.toContain(pasted.slice(0, 8));
     }
     // A value that is not a valid name is refused without being quoted, whatever it looks like.
     for (const pasted of ['Tr4d1ng!Pass#77', '9f8e7d6c5b4a', 'sk_live_51H8xYzAbCdEfGhIjKlMn']) {
-      const m = refusal(() =>
-        parseConfigText(`${STRATS}credentials:\n  passphraseEnv: "${pasted}"\n`, 'p.yaml', {}),
-      ).message;
+      const m = refusedAt('credentials', 'passphraseEnv', pasted);
       expect(m).toMatch(
         /credentials\.passphraseEnv: (expected an environment variable name|looks like a credential)/,
       );

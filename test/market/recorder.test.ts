@@ -295,26 +295,24 @@ describe('capibot record / import arguments', () => {
     const dir = tempDir();
     const out = join(dir, 'bars.ndjson.gz');
     const input = join(repoRoot, 'test/fixtures/market/ftx-btc-perp-1m-head300.csv');
+    const importBars = (...rest: string[]): string[] => [
+      'import',
+      '--from',
+      'bars-csv',
+      '--symbol',
+      'cmt_btcusdt',
+      ...rest,
+    ];
     // A 24 h window needs 1440 bars: 300 bars yield no snapshot, which is refused, and nothing is written.
-    await expect(
-      program().run(['import', '--from', 'bars-csv', '--symbol', 'cmt_btcusdt', input, out]),
-    ).rejects.toThrow(/head300\.csv: no snapshot came out: the first one needs a full statistics window/);
+    await expect(program().run(importBars(input, out))).rejects.toThrow(
+      /head300\.csv: no snapshot came out: the first one needs a full statistics window/,
+    );
     expect(existsSync(out)).toBe(false);
     // An output that is a folder, or in a folder that does not exist, is refused before reading.
-    await expect(
-      program().run(['import', '--from', 'bars-csv', '--symbol', 'cmt_btcusdt', input, dir]),
-    ).rejects.toThrow(/is a folder/);
-    await expect(
-      program().run([
-        'import',
-        '--from',
-        'bars-csv',
-        '--symbol',
-        'cmt_btcusdt',
-        input,
-        join(dir, 'no', 'x.ndjson'),
-      ]),
-    ).rejects.toThrow(BadInputError);
+    await expect(program().run(importBars(input, dir))).rejects.toThrow(/is a folder/);
+    await expect(program().run(importBars(input, join(dir, 'no', 'x.ndjson')))).rejects.toThrow(
+      BadInputError,
+    );
 
     const events = join(dir, 'events.ndjson');
     const ws = join(repoRoot, 'test/fixtures/market/binance-usdm-btcusdt-20240719-slice.txt');

@@ -49,6 +49,21 @@ function paperConfig(store: string, extra: string[] = []): ReturnType<typeof par
   return parseConfigText(yaml, 'test.yaml', {});
 }
 
+/** A paper run on `store` for `durationMs`, with the lines it says to the terminal. */
+async function runFor(store: string, durationMs: number): Promise<{ exitCode: number; said: string[] }> {
+  const said: string[] = [];
+  const result = await runTrading({
+    config: paperConfig(store, []),
+    env: {},
+    live: false,
+    signals: false,
+    durationMs,
+    logger: { level: 'silent' },
+    say: (l) => said.push(l),
+  });
+  return { exitCode: result.exitCode, said };
+}
+
 describe('capibot run (in process)', () => {
   it('trades on the embedded simulator, is ready while running, and stops when the recording ends', async () => {
     dir = mkdtempSync(join(tmpdir(), 'capibot-run-'));
@@ -198,17 +213,8 @@ describe('capibot run (in process)', () => {
     const earlier = new SqliteStore({ path: store });
     earlier.setMeta('tradingState', 'HALTED');
     earlier.close();
-    const said: string[] = [];
-    const result = await runTrading({
-      config: paperConfig(store, []),
-      env: {},
-      live: false,
-      signals: false,
-      durationMs: 300,
-      logger: { level: 'silent' },
-      say: (l) => said.push(l),
-    });
-    expect(result.exitCode).toBe(0);
+    const { exitCode, said } = await runFor(store, 300);
+    expect(exitCode).toBe(0);
     const trading = said.findIndex((l) => l.startsWith('capibot run: trading'));
     expect(said[trading + 1]).toMatch(
       /^capibot run: warning: started HALTED: no placement passes, only cancels .*capibot kill --reset/,
@@ -218,19 +224,7 @@ describe('capibot run (in process)', () => {
   it('warns at a restart of an embedded paper run that the store holds positions the new simulator has not', async () => {
     dir = mkdtempSync(join(tmpdir(), 'capibot-run-'));
     const store = join(dir, 'store.sqlite');
-    const run = async (): Promise<string[]> => {
-      const said: string[] = [];
-      await runTrading({
-        config: paperConfig(store, []),
-        env: {},
-        live: false,
-        signals: false,
-        durationMs: 1_500,
-        logger: { level: 'silent' },
-        say: (l) => said.push(l),
-      });
-      return said;
-    };
+    const run = async (): Promise<string[]> => (await runFor(store, 1_500)).said;
     const first = await run();
     expect(first.some((l) => l.includes('positions of an earlier embedded paper run'))).toBe(false);
     const fills = (() => {
