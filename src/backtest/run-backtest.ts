@@ -32,7 +32,7 @@ export interface BacktestOptions {
   /** The enabled strategies of the config, loaded (src/runner/strategies.ts). */
   readonly strategies: readonly EngineStrategyConfig[];
   readonly log?: Logger;
-  /** Called after each poll with the number of polls replayed so far. */
+  /** Called after each batch of polls (a chunk of the file) with the number of polls replayed so far. */
   readonly onProgress?: (polls: number) => void;
   /** Default DEFAULT_MAX_SAMPLES. */
   readonly maxSamples?: number;
@@ -45,6 +45,8 @@ export interface BacktestOptions {
   readonly skipIdleRounds?: boolean;
   /** Feed quiet polls without a promise (SessionOptions.quietPolls). Default true. */
   readonly quietPolls?: boolean;
+  /** Charge quiet polls' reads later, in one pass (SessionOptions.fastForward). Default true. */
+  readonly fastForward?: boolean;
 }
 
 interface Sample {
@@ -118,38 +120,52 @@ function runStrategies(config: Config): RunStrategy[] {
 export async function runBacktest(o: BacktestOptions): Promise<RunRecord> {
   const { config } = o;
   const rec = await openRecording(o.data);
-  const polls = rec.polls[Symbol.asyncIterator]();
+  // Batches (one per chunk of the file): a quiet poll is then replayed without any promise.
+  const batches = rec.batches[Symbol.asyncIterator]();
   try {
-    const head = await polls.next();
-    if (head.done === true) throw new BadInputError('the recording holds no polls', o.data);
+    const head = await nextBatch(batches);
+    const first = head?.[0];
+    if (head === undefined || first === undefined) throw new BadInputError('the recording holds no polls', o.data);
     const bySymbol = symbolsByStrategy(o.strategies);
-    checkSymbolsRecorded(bySymbol, rec.meta, head.value, o.data, o.log);
+    checkSymbolsRecorded(bySymbol, rec.meta, first, o.data, o.log);
     const session = new Session({
       strategies: o.strategies,
-      startMs: head.value.t,
+      startMs: first.t,
       symbols: [...new Set([...bySymbol.values()].flat())].sort(),
       config: harnessConfigOf(config),
       seed: BACKTEST_SEED,
       ...(o.log !== undefined ? { log: o.log } : {}),
       ...(o.skipIdleRounds !== undefined ? { skipIdleRounds: o.skipIdleRounds } : {}),
       ...(o.quietPolls !== undefined ? { quietPolls: o.quietPolls } : {}),
+      ...(o.fastForward !== undefined ? { fastForward: o.fastForward } : {}),
     });
     try {
-      return await replay(o, session, head.value, polls);
+      return await replay(o, session, head, batches);
     } finally {
       session.close();
     }
   } finally {
-    await polls.return?.();
+    await batches.return?.();
     await rec.close();
+  }
+}
+
+/** The next non-empty batch, or undefined at the end. */
+async function nextBatch(
+  batches: AsyncIterator<readonly RecordedPoll[]>,
+): Promise<readonly RecordedPoll[] | undefined> {
+  for (;;) {
+    const r = await batches.next();
+    if (r.done === true) return undefined;
+    if (r.value.length > 0) return r.value;
   }
 }
 
 async function replay(
   o: BacktestOptions,
   session: Session,
-  first: RecordedPoll,
-  polls: AsyncIterator<RecordedPoll>,
+  head: readonly RecordedPoll[],
+  batches: AsyncIterator<readonly RecordedPoll[]>,
 ): Promise<RunRecord> {
   const { config } = o;
   const sampler = new Sampler<Sample>(config.backtest.equitySampleMs, o.maxSamples ?? DEFAULT_MAX_SAMPLES);
@@ -174,19 +190,28 @@ async function replay(
   /** The session keeps every event for the test harness; a backtest reads the store instead, so the
    *  list is emptied after each poll (memory stays flat), keeping only the strategies disabled. */
   const takeEvents = (): void => {
-    for (const e of session.events) {
+    const events = session.events;
+    if (events.length === 0) return;
+    for (const e of events) {
       if (e.kind === 'StrategyDisabled') disabled.push({ strategy: e.strategy, at: e.at, reason: e.reason });
     }
-    session.events.length = 0;
+    events.length = 0;
   };
-  for (let poll: RecordedPoll | undefined = first; poll !== undefined;) {
-    await session.feed(poll);
-    takeEvents();
-    for (const w of poll.tickers) lastPrice.set(w.symbol, w.last);
-    if (sampler.due(poll.t)) sample(poll.t);
+  for (let batch: readonly RecordedPoll[] | undefined = head; batch !== undefined; ) {
+    for (const poll of batch) {
+      // A quiet poll is replayed synchronously (feedNow returns nothing to wait for).
+      const pending = session.feedNow(poll);
+      if (pending !== undefined) await pending;
+      takeEvents();
+      const tickers = poll.tickers;
+      for (let i = 0; i < tickers.length; i++) {
+        const w = tickers[i] as RecordedPoll['tickers'][number];
+        lastPrice.set(w.symbol, w.last);
+      }
+      if (sampler.due(poll.t)) sample(poll.t);
+    }
     o.onProgress?.(session.polls);
-    const next: IteratorResult<RecordedPoll> = await polls.next();
-    poll = next.done === true ? undefined : next.value;
+    batch = await nextBatch(batches);
   }
   const p = config.polling;
   await session.idleFor(o.settleMs ?? 2 * Math.max(p.fillsMs, p.historyMs));

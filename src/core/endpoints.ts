@@ -23,6 +23,25 @@ export interface UnsentReads {
   readonly endpoints: readonly EndpointId[];
 }
 
+/** Requests per endpoint, for charges made in bulk. */
+export type EndpointCounts = Partial<Record<EndpointId, number>>;
+
+/**
+ * Charges made in one pass without a refusal being possible (RoundShortcut.bulk): every request
+ * counted in `counts`, and those in the last window, `tail`, charged one by one at their times so
+ * the weight windows end exactly as charging each in turn would leave them.
+ */
+export interface BulkCharges {
+  /** Every request of the pass (the tail's included), per endpoint. */
+  readonly counts: EndpointCounts;
+  /** The requests later than the last one's time minus the span, in time order. */
+  readonly tail: readonly UnsentReads[];
+  /** Most weight the pass's rounds can take in one span (Reconciler.skippedWeightBound). */
+  readonly roundsBound: { readonly ip: number; readonly uid: number };
+  /** Most deferred tickers reads in one span. */
+  readonly deferredPerSpan: number;
+}
+
 export interface Endpoint {
   readonly id: EndpointId;
   readonly method: 'GET' | 'POST';

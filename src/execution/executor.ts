@@ -20,11 +20,11 @@
 import PQueue from 'p-queue';
 import type { Logger } from 'pino';
 import type { Clock } from '../core/clock.ts';
-import { ENDPOINTS, type EndpointId, type UnsentReads } from '../core/endpoints.ts';
+import { ENDPOINTS, type BulkCharges, type EndpointId, type UnsentReads } from '../core/endpoints.ts';
 import type { OrderEvent } from '../core/events.ts';
 import type { ClientOid } from '../core/ids.ts';
 import type { PlaceOutcome } from '../core/reports.ts';
-import { TransportError } from '../core/errors.ts';
+import { InvariantViolation, TransportError } from '../core/errors.ts';
 import {
   DEFAULT_EXECUTOR_OPTIONS,
   JOB_PRIORITY,
@@ -36,7 +36,7 @@ import {
   type PlacementRequest,
   type QueueDepth,
 } from './executor-types.ts';
-import { onRateLimited, tryConsume, usage, type BudgetState, type BudgetUsage } from './budget.ts';
+import { moved, onRateLimited, tryConsume, usage, type BudgetState, type BudgetUsage } from './budget.ts';
 import { consumeGroups } from './budget-groups.ts';
 import { cancelEvent, classifyFailure, placementEvents, type FailureDisposition } from './outcomes.ts';
 import { PlacementPool, type PooledPlacement } from './placement-pool.ts';
@@ -246,6 +246,43 @@ export class Executor {
       }
     }
     return taken;
+  }
+
+  /**
+   * Charges a pass of reads that no window can refuse (RoundShortcut.bulk), as `chargeUnsentRounds`
+   * would charge them one by one: the tail (the requests of the last window) through the budget at
+   * their times, so its windows end the same; the others only into the totals and counts (they would
+   * have expired from every window by then). False when stopped. Throws when a tail read is refused:
+   * the caller's proof that none could be was wrong.
+   */
+  chargeBulk(b: Pick<BulkCharges, 'counts' | 'tail'>): boolean {
+    if (this.#stopped) return false;
+    const r = consumeGroups(this.#budget, b.tail);
+    if (r.granted !== b.tail.length)
+      throw new InvariantViolation(`executor: a read of a bulk charge was refused at ${b.tail[r.granted]?.at}`);
+    let ip = 0;
+    let uid = 0;
+    let requests = 0;
+    for (const [id, n] of Object.entries(b.counts) as [EndpointId, number][]) {
+      ip += ENDPOINTS[id].ipWeight * n;
+      uid += ENDPOINTS[id].uidWeight * n;
+      requests += n;
+      this.#requests[id] = (this.#requests[id] ?? 0) + n;
+    }
+    for (const g of b.tail) {
+      for (const id of g.endpoints) {
+        ip -= ENDPOINTS[id].ipWeight;
+        uid -= ENDPOINTS[id].uidWeight;
+        requests--;
+      }
+    }
+    const s = r.state;
+    this.#budget = moved(s, s.weights, s.orders, s.clock, {
+      ipWeight: s.totals.ipWeight + ip,
+      uidWeight: s.totals.uidWeight + uid,
+      requests: s.totals.requests + requests,
+    });
+    return true;
   }
 
   // ---- state ---------------------------------------------------------------------------------------

@@ -19,7 +19,8 @@
 //   its next interval. `status()` tells /ready how fresh the picture is.
 import type { Logger } from 'pino';
 import type { Clock } from '../core/clock.ts';
-import type { EndpointId } from '../core/endpoints.ts';
+import { ENDPOINTS, type EndpointCounts, type EndpointId, type UnsentReads } from '../core/endpoints.ts';
+import { InvariantViolation } from '../core/errors.ts';
 import type { StrategyId, SymbolId } from '../core/ids.ts';
 import type { Order } from '../core/orders.ts';
 import type { PlanReport } from '../core/reports.ts';
@@ -29,8 +30,31 @@ import { fetchFills, fetchHistory, fetchPlans, type ReadThrough, type ReconcileP
 import { decodeFillsCursor, encodeFillsCursor, type FillsPagingConfig } from './fills-paging.ts';
 import type { HistoryWindowConfig } from './history-window.ts';
 import { decodePlanCursor, encodePlanCursor } from './plan-cursor.ts';
-import { planHistoryQueries, type PlanCursor, type PlanWindowConfig } from './plan-history-window.ts';
-import { sleptRounds, type Loop, type RoundShortcut, type SkippedReads } from './round-shortcut.ts';
+import {
+  planHistoryQueries,
+  type PlanCursor,
+  type PlanPollPlan,
+  type PlanWindowConfig,
+} from './plan-history-window.ts';
+import {
+  addCounts,
+  lastRound,
+  mostPerSpan,
+  roundRuns,
+  roundsAfter,
+  runsCount,
+  type RoundRun,
+} from './fast-forward.ts';
+import {
+  LOOP_ORDER,
+  mergeCharges,
+  sleptRounds,
+  type Charge,
+  type Loop,
+  type RoundShortcut,
+  type SkippedReads,
+  type SleptRound,
+} from './round-shortcut.ts';
 import { activityOf, pollInterval, type PollIntervals } from './poll-interval.ts';
 import { logWarnings, runRound, type RoundResult } from './round.ts';
 
@@ -77,6 +101,8 @@ export interface ReconcilerDeps {
 }
 
 export type RoundKind = 'fills' | 'history' | 'full';
+
+const TICKERS_READ: readonly EndpointId[] = ['tickers'];
 
 export interface ReconcilerStatus {
   /** Clock time of the last successful round of any kind. */
@@ -195,15 +221,130 @@ export class Reconciler {
    */
   wake(opts: { readonly work?: boolean } = {}): void {
     const sc = this.#d.shortcut;
-    if (sc === undefined || this.#dormant.size === 0) return;
+    if (sc === undefined) return;
+    const deferred = sc.takeDeferred?.() ?? [];
+    if (this.#dormant.size === 0 && deferred.length === 0) return;
     const now = this.#d.clock.now();
-    const { rounds, blocked } = sleptRounds(
-      [...this.#dormant].map(([loop, d]) => ({ loop, due: d.due })),
-      now,
-      (loop, at, cursor) => this.#skippedReads(loop, at, cursor),
-      (loop, at) => this.#intervalAt(loop, this.#dormant.get(loop)?.statuses ?? [], at),
-    );
-    const charged = rounds.length === 0 ? 0 : sc.chargeUnsentRounds(rounds);
+    const bulk = this.#bulkWake(now, deferred);
+    const { rounds, blocked } = bulk
+      ? { rounds: [], blocked: new Set<Loop>() }
+      : sleptRounds(
+          [...this.#dormant].map(([loop, d]) => ({ loop, due: d.due })),
+          now,
+          (loop, at, cursor) => this.#skippedReads(loop, at, cursor),
+          (loop, at) => this.#intervalAt(loop, this.#dormant.get(loop)?.statuses ?? [], at),
+        );
+    if (bulk) {
+      // Charged in closed form: every round and read was taken.
+    } else if (deferred.length === 0) {
+      this.#settleSlept(rounds, rounds.length === 0 ? 0 : sc.chargeUnsentRounds(rounds), blocked);
+    } else {
+      const charges = mergeCharges(rounds, deferred);
+      const all = charges.map((c) => ('round' in c ? c.round : c.deferred));
+      const taken = sc.chargeUnsentRounds(all);
+      // A deferred read was taken only where no window could refuse it: one refused is a bug.
+      for (let i = taken; i < charges.length; i++) {
+        if (!('round' in (charges[i] as Charge)))
+          throw new InvariantViolation('reconcile: a deferred read was refused by a weight window');
+      }
+      let roundsTaken = 0;
+      for (let i = 0; i < taken; i++) if ('round' in (charges[i] as Charge)) roundsTaken++;
+      this.#settleSlept(rounds, roundsTaken, blocked);
+    }
+    for (const [loop, d] of [...this.#dormant]) {
+      const changed = opts.work === true || sc.venueVersion() !== d.version || sc.quiet?.() !== true;
+      if (!blocked.has(loop) && !changed) continue;
+      this.#dormant.delete(loop);
+      if (this.#running) this.#schedule(loop, Math.max(0, d.due - now));
+    }
+  }
+
+  /**
+   * `wake`'s charges in closed form (RoundShortcut.bulk, fast-forward.ts): per sleeping loop, its
+   * rounds up to now as runs of equal intervals; every request counted, those of the last span
+   * listed for the windows. The same charges, in the same windows, as round by round. False (nothing
+   * done) when the venue cannot take them so, or a plan loop is still catching up (its rounds then
+   * read differing windows).
+   */
+  #bulkWake(now: number, deferred: readonly UnsentReads[]): boolean {
+    const sc = this.#d.shortcut;
+    const bulk = sc?.bulk;
+    if (bulk === undefined) return false;
+    const roundsBound = this.skippedWeightBound(bulk.spanMs);
+    if (roundsBound === undefined) return false;
+    const counts: EndpointCounts = {};
+    const loops: { loop: Loop; d: Dormant; runs: RoundRun[]; each: readonly EndpointId[]; first?: PlanPollPlan }[] = [];
+    for (const [loop, d] of this.#dormant) {
+      const runs = roundRuns(d.due, now, (at) => this.#intervalAt(loop, d.statuses, at));
+      const n = runsCount(runs);
+      if (n === 0) continue;
+      if (loop !== 'plans') {
+        const each = this.#lastReal.get(loop)?.reads;
+        if (each === undefined) return false;
+        addCounts(counts, each, n);
+        loops.push({ loop, d, runs, each });
+        continue;
+      }
+      const cfg = this.#d.config.plans;
+      if (cfg === undefined) return false;
+      const from = this.#unsavedPlanCursor ?? decodePlanCursor(this.#d.store.getMeta(RECONCILE_META.planCursor));
+      const first = planHistoryQueries(this.#d.symbols, from, cfg.window, d.due);
+      // Steady from the second round on: caught up, each later round reads one window per symbol.
+      const caughtUp = this.#d.symbols.every((sym) => first.cursorAfter[sym] === d.due);
+      const longest = Math.max(...runs.map((r) => r.interval));
+      if (n > 1 && (!caughtUp || longest + cfg.window.overlapMs > cfg.window.maxWindowMs)) return false;
+      const each = new Array<EndpointId>(
+        this.#d.symbols.length * Math.max(1, cfg.window.delegateTypes.length),
+      ).fill('historyPlan');
+      const firstReads = first.queries.map((): EndpointId => 'historyPlan');
+      addCounts(counts, firstReads);
+      addCounts(counts, each, n - 1);
+      loops.push({ loop, d, runs, each, first });
+    }
+    addCounts(counts, TICKERS_READ, deferred.length);
+    const lasts = loops.map((l) => lastRound(l.runs) ?? Number.NEGATIVE_INFINITY);
+    const last = Math.max(deferred[deferred.length - 1]?.at ?? Number.NEGATIVE_INFINITY, ...lasts);
+    if (last === Number.NEGATIVE_INFINITY) return true; // nothing fell due
+    const after = last - bulk.spanMs;
+    const tail: { at: number; rank: number; endpoints: readonly EndpointId[] }[] = [];
+    for (const l of loops) {
+      const firstAt = l.runs[0]?.start;
+      for (const at of roundsAfter(l.runs, after)) {
+        const endpoints = l.first !== undefined && at === firstAt ? l.first.queries.map((): EndpointId => 'historyPlan') : l.each;
+        tail.push({ at, rank: LOOP_ORDER[l.loop], endpoints });
+      }
+    }
+    for (const r of deferred) if (r.at > after) tail.push({ at: r.at, rank: 3, endpoints: r.endpoints });
+    tail.sort((a, b) => a.at - b.at || a.rank - b.rank);
+    const taken = bulk.charge({
+      counts,
+      tail,
+      roundsBound,
+      deferredPerSpan: mostPerSpan(
+        deferred.map((r) => r.at),
+        bulk.spanMs,
+      ),
+    });
+    if (!taken) return false;
+    for (const l of loops) {
+      const at = lastRound(l.runs);
+      if (at === undefined) continue;
+      this.#skipped += runsCount(l.runs);
+      if (l.loop !== 'plans') {
+        this.#lastSuccessAt = Math.max(this.#lastSuccessAt ?? at, at);
+        if (l.loop === 'history') this.#lastFullAt = at;
+      } else if (l.first !== undefined) {
+        const cursor: Record<string, number> = { ...l.first.cursorAfter };
+        if (runsCount(l.runs) > 1) for (const sym of this.#d.symbols) cursor[sym] = at;
+        this.#unsavedPlanCursor = cursor;
+      }
+      l.d.due = at + Math.max(1, this.#intervalAt(l.loop, l.d.statuses, at));
+    }
+    return true;
+  }
+
+  /** Marks the first `charged` slept rounds done; a loop whose round was refused runs it for real. */
+  #settleSlept(rounds: readonly SleptRound[], charged: number, blocked: Set<Loop>): void {
     for (let i = 0; i < rounds.length; i++) {
       const r = rounds[i];
       const d = r !== undefined ? this.#dormant.get(r.loop) : undefined;
@@ -217,12 +358,37 @@ export class Reconciler {
         d.due = r.at;
       }
     }
-    for (const [loop, d] of [...this.#dormant]) {
-      const changed = opts.work === true || sc.venueVersion() !== d.version || sc.quiet?.() !== true;
-      if (!blocked.has(loop) && !changed) continue;
-      this.#dormant.delete(loop);
-      if (this.#running) this.#schedule(loop, Math.max(0, d.due - now));
+  }
+
+  /**
+   * The most weight the rounds of skipped or sleeping loops can take in any `spanMs`: each loop at its
+   * quickest interval, each round with the reads of its last real round (plan polls: every window of
+   * every symbol). The budget a driver may count on having spent when it defers reads (DeferredReads).
+   * Undefined while a loop has no real round yet (its next round runs for real).
+   */
+  skippedWeightBound(spanMs: number): { readonly ip: number; readonly uid: number } | undefined {
+    const cfg = this.#d.config;
+    let ip = 0;
+    let uid = 0;
+    const add = (intervalMs: number, endpoints: readonly EndpointId[]): void => {
+      const rounds = Math.floor(spanMs / Math.max(1, intervalMs)) + 1;
+      for (const e of endpoints) {
+        ip += rounds * ENDPOINTS[e].ipWeight;
+        uid += rounds * ENDPOINTS[e].uidWeight;
+      }
+    };
+    for (const loop of ['fills', 'history'] as const) {
+      const last = this.#lastReal.get(loop);
+      if (last === undefined) return undefined;
+      const i = cfg[loop].intervals;
+      add(Math.min(i.fastMs, i.normalMs, i.idleMs), last.reads);
     }
+    if (cfg.plans !== undefined) {
+      const w = cfg.plans.window;
+      const perRound = this.#d.symbols.length * Math.max(1, w.maxWindows) * Math.max(1, w.delegateTypes.length);
+      add(cfg.plans.intervalMs, new Array<EndpointId>(perRound).fill('historyPlan'));
+    }
+    return { ip, uid };
   }
 
   /** One complete round (fills and history), after any round in progress. Rejects when a read fails. */

@@ -1,6 +1,6 @@
 // The backtest's round shortcut (the contract a venue offers the reconciliation pollers) and the
 // rounds sleeping loops slept through, merged in time order to be charged in one call (pure).
-import type { EndpointId, UnsentReads } from '../core/endpoints.ts';
+import type { BulkCharges, EndpointId, UnsentReads } from '../core/endpoints.ts';
 import type { PlanCursor } from './plan-history-window.ts';
 
 /**
@@ -38,16 +38,53 @@ export interface RoundShortcut {
    * own time, exactly as the skipped rounds they would have been. Absent: loops always keep timers.
    */
   readonly quiet?: () => boolean;
+  /**
+   * Reads the driver deferred (a backtest's quiet tickers polls, src/strategy/testing/session.ts), in
+   * time order, handed over to be charged together with the slept rounds: `wake` merges them in time
+   * order (at one instant, the rounds first, as a poll's read charged them after waking the loops)
+   * and charges everything in one `chargeUnsentRounds` call. The driver defers a read only when no
+   * weight window can refuse it (DeferredReads), so every one of them is charged.
+   */
+  readonly takeDeferred?: () => readonly UnsentReads[];
+  /**
+   * Charges in closed form (discrete events): `wake` hands over every round slept through and every
+   * deferred read as counts per endpoint plus the requests of the last `spanMs` (the only ones that
+   * can still weigh on a later request), with bounds of what any one window holds. `charge` takes
+   * them only when it can prove that no window would have refused any of them (else false, and wake
+   * charges round by round). Absent: always round by round.
+   */
+  readonly bulk?: {
+    readonly spanMs: number;
+    readonly charge: (b: BulkCharges) => boolean;
+  };
 }
 
 export type Loop = 'fills' | 'history' | 'plans';
+
+/** A slept round or a deferred read, in the time order `wake` charges them. */
+export type Charge = { readonly round: SleptRound } | { readonly deferred: UnsentReads };
+
+/**
+ * Merges slept rounds and deferred reads (each in time order) into one time-ordered list; at one
+ * instant the rounds come first.
+ */
+export function mergeCharges(rounds: readonly SleptRound[], deferred: readonly UnsentReads[]): Charge[] {
+  const out: Charge[] = [];
+  let j = 0;
+  for (const round of rounds) {
+    for (let d = deferred[j]; d !== undefined && d.at < round.at; d = deferred[++j]) out.push({ deferred: d });
+    out.push({ round });
+  }
+  for (let d = deferred[j]; d !== undefined; d = deferred[++j]) out.push({ deferred: d });
+  return out;
+}
 
 /**
  * Rank of each loop among rounds due at one instant: a fixed order, so charges are deterministic.
  * (Live timers due at one instant fire in the order they were set; that order matters only when a
  * window is full to the last request, and then only for which of two reads waits.)
  */
-const LOOP_ORDER: Readonly<Record<Loop, number>> = { fills: 0, history: 1, plans: 2 };
+export const LOOP_ORDER: Readonly<Record<Loop, number>> = { fills: 0, history: 1, plans: 2 };
 
 /** The reads of one skipped round; plan polls also move the plan cursor. */
 export interface SkippedReads {

@@ -5,6 +5,8 @@
 //   anything are charged instead of run.
 // - Quiet polls (SessionOptions.quietPolls, src/strategy/testing/session.ts): a poll that meets a
 //   settled session is fed without a promise, its tickers read charged instead of queued.
+// - Deferred reads (SessionOptions.fastForward): a quiet poll's read is charged later, in one pass with
+//   the rounds sleeping loops slept through, where no weight window can refuse it.
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { prepareBacktest } from '../../src/backtest/prepare.ts';
 import { buildReport } from '../../src/backtest/report/index.ts';
@@ -18,19 +20,24 @@ afterEach(() => {
 interface Shortcuts {
   readonly skipIdleRounds: boolean;
   readonly quietPolls: boolean;
+  readonly fastForward?: boolean;
 }
 
 /** A report, and how often each shortcut was taken to make it. */
 async function backtest(configPath: string, shortcuts: Shortcuts) {
   const charge = vi.spyOn(SimPort.prototype, 'chargeUnsent');
   const quiet = vi.spyOn(SimPort.prototype, 'tickersUnsent');
+  const bulk = vi.spyOn(SimPort.prototype, 'chargeBulk');
   const record = await runBacktest({ ...(await prepareBacktest({ configPath, env: {} })), ...shortcuts });
+  // Counted alike whether a read is charged at its poll or later in a pass (deferred or in bulk).
   const granted = charge.mock.calls.filter((_, i) => charge.mock.results[i]?.value === true);
   const skippedRounds = granted.filter(([eps]) => !(eps.length === 1 && eps[0] === 'tickers')).length;
   const quietPolls = quiet.mock.calls.length;
+  const bulkPasses = bulk.mock.calls.length;
   charge.mockRestore();
   quiet.mockRestore();
-  return { report: buildReport(record), record, skippedRounds, quietPolls };
+  bulk.mockRestore();
+  return { report: buildReport(record), record, skippedRounds, quietPolls, bulkPasses };
 }
 
 describe('backtest shortcuts: skipped reconciliation rounds and quiet polls', () => {
@@ -45,6 +52,7 @@ describe('backtest shortcuts: skipped reconciliation rounds and quiet polls', ()
       const skipping = await backtest(config, { skipIdleRounds: true, quietPolls: false });
       const both = await backtest(config, { skipIdleRounds: true, quietPolls: true });
       const quietOnly = await backtest(config, { skipIdleRounds: false, quietPolls: true });
+      const chargedAtOnce = await backtest(config, { skipIdleRounds: true, quietPolls: true, fastForward: false });
 
       expect([every.skippedRounds, every.quietPolls]).toEqual([0, 0]);
       expect(skipping.skippedRounds).toBeGreaterThan(0);
@@ -55,7 +63,11 @@ describe('backtest shortcuts: skipped reconciliation rounds and quiet polls', ()
       expect(quietOnly.quietPolls).toBeGreaterThan(0);
       expect(every.record.fills.length).toBeGreaterThan(0);
 
-      for (const r of [skipping, both, quietOnly]) {
+      // Deferred reads are charged later (one pass), never through chargeUnsent one by one.
+      expect(both.quietPolls).toBe(chargedAtOnce.quietPolls);
+      expect(both.bulkPasses).toBeGreaterThan(0);
+      expect(chargedAtOnce.bulkPasses).toBe(0);
+      for (const r of [skipping, both, quietOnly, chargedAtOnce]) {
         expect(r.report.json).toBe(every.report.json);
         expect(r.report.csv).toBe(every.report.csv);
       }

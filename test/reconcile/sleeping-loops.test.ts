@@ -31,6 +31,8 @@ async function run(skipIdleRounds: boolean, simLimits?: Partial<WeightLimits>) {
   for (const p of data) {
     await s.feed(p);
     pendingTimers.push(s.vt.scheduler.actions.length);
+    // Quiet polls defer their tickers reads (DeferredReads); a wake charges them, at their own times.
+    s.reconciler.wake();
     const u = s.engine.executor.budgetUsage();
     windows.push({ budget: [u.ip.used, u.uid.used], venue: s.sim.venue.limiter.usage(s.vt.now()) });
   }

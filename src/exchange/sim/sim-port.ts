@@ -5,8 +5,14 @@
 // and mappers as the HTTP client, so both ports answer alike; order-level refusals (business,
 // parameter, not found) come back as `rejected` outcomes exactly as WeexClient returns them.
 import type { Clock } from '../../core/clock.ts';
-import { ENDPOINTS, type EndpointId, type UnsentReads } from '../../core/endpoints.ts';
-import { ExchangeError, OutcomeUnknownError, RateLimitedError } from '../../core/errors.ts';
+import {
+  ENDPOINTS,
+  type BulkCharges,
+  type EndpointCounts,
+  type EndpointId,
+  type UnsentReads,
+} from '../../core/endpoints.ts';
+import { ExchangeError, InvariantViolation, OutcomeUnknownError, RateLimitedError } from '../../core/errors.ts';
 import { orderId as toOrderId, type SymbolId } from '../../core/ids.ts';
 import type { ContractSpec, RecordedPoll, Ticker, WireTicker } from '../../core/market.ts';
 import type { CancelOutcome, FillPage, OrderReport, PlaceOutcome, PlanPage } from '../../core/reports.ts';
@@ -74,6 +80,11 @@ export class SimPort implements ExchangePort {
   readonly venue: SimVenue;
   readonly #clock: Clock;
   readonly #faultFree: boolean;
+
+  /** True when no fault is configured: every answer is repeatable. */
+  get faultFree(): boolean {
+    return this.#faultFree;
+  }
 
   constructor(opts: SimPortOptions) {
     this.#clock = opts.clock;
@@ -145,6 +156,26 @@ export class SimPort implements ExchangePort {
       if (r === undefined || !this.chargeUnsent(r.endpoints, r.at)) return i;
     }
     return rounds.length;
+  }
+
+  /**
+   * Charges a pass of reads that no window can refuse (RoundShortcut.bulk): the tail one by one at
+   * its times (the windows end as if each had been charged), the rest only counted and weighed.
+   * Throws when a tail read is refused: the caller's proof that none could be was wrong.
+   */
+  chargeBulk(b: Pick<BulkCharges, 'counts' | 'tail'>): void {
+    const rest: EndpointCounts = { ...b.counts };
+    for (const r of b.tail) {
+      if (!this.chargeUnsent(r.endpoints, r.at))
+        throw new InvariantViolation(`simulator: a read of a bulk charge was refused at ${r.at}`);
+      for (const e of r.endpoints) rest[e] = (rest[e] ?? 0) - 1;
+    }
+    for (const [id, n] of Object.entries(rest) as [EndpointId, number][]) {
+      if (n <= 0) continue;
+      const def = ENDPOINTS[id];
+      this.venue.stats.request(id, n);
+      this.venue.stats.charged(def, def.signed, n);
+    }
   }
 
   // -------------------------------------------------------------------------------------------

@@ -28,17 +28,17 @@ export class SimStats {
   readonly #limited: Record<LimitScope, number> = { ip: 0, uid: 0, orderRate: 0 };
   readonly #errors = new Map<string, number>();
 
-  request(endpointId: string): void {
-    this.#byEndpoint.set(endpointId, (this.#byEndpoint.get(endpointId) ?? 0) + 1);
+  request(endpointId: string, times = 1): void {
+    this.#byEndpoint.set(endpointId, (this.#byEndpoint.get(endpointId) ?? 0) + times);
   }
 
   unknownPath(): void {
     this.#unknownPath++;
   }
 
-  charged(e: Endpoint, withUid: boolean): void {
-    this.#ipWeight += e.ipWeight;
-    if (withUid) this.#uidWeight += e.uidWeight;
+  charged(e: Endpoint, withUid: boolean, times = 1): void {
+    this.#ipWeight += e.ipWeight * times;
+    if (withUid) this.#uidWeight += e.uidWeight * times;
   }
 
   limited(scope: LimitScope): void {

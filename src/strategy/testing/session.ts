@@ -13,7 +13,7 @@ import type { ConfigInput } from '../../config/schema.ts';
 import { ValidatedConfigSchema } from '../../config/cross-checks.ts';
 import type { Config } from '../../config/schema.ts';
 import { dec, type Dec } from '../../core/decimal.ts';
-import type { EndpointId, UnsentReads } from '../../core/endpoints.ts';
+import { ENDPOINTS, type BulkCharges, type EndpointId, type UnsentReads } from '../../core/endpoints.ts';
 import type { OrderEvent } from '../../core/events.ts';
 import { ConfigError } from '../../core/errors.ts';
 import { symbolId, type SymbolId } from '../../core/ids.ts';
@@ -29,6 +29,8 @@ import type { Reconciler } from '../../reconcile/pollers.ts';
 import { engineOptions, reconcilerConfig } from '../../runner/options.ts';
 import { createSession } from '../../runner/session.ts';
 import { SqliteStore } from '../../store/sqlite-store.ts';
+import { DEFAULT_BUDGET_CONFIG } from '../../execution/budget.ts';
+import { DeferredReads, type DeferralRoom } from './deferred-reads.ts';
 
 /**
  * The config sections a harness run honours, exactly as a config file writes them (same names,
@@ -71,6 +73,13 @@ export interface SessionOptions {
    * executor's read lane (the equivalence test compares both).
    */
   readonly quietPolls?: boolean;
+  /**
+   * Discrete events: quiet polls' tickers reads are charged later, in one pass with the rounds the
+   * sleeping loops slept through (DeferredReads), and those rounds are charged in closed form
+   * (RoundShortcut.bulk), wherever no weight window can refuse any of them. Default true; false
+   * charges each read at its poll and each round in turn (the equivalence test compares both).
+   */
+  readonly fastForward?: boolean;
 }
 
 /** Parses the harness config with the real schema (and its cross-field rules). */
@@ -86,6 +95,9 @@ export function harnessConfig(strategies: readonly EngineStrategyConfig[], c: Ha
   }
   return r.data;
 }
+
+/** Deferred reads charged in one pass (with the rounds slept through meanwhile). */
+const DEFER_PASS = 512;
 
 export class Session {
   readonly vt: VirtualTime;
@@ -104,6 +116,10 @@ export class Session {
   lastPollT: number | undefined;
   #closed = false;
   readonly #quietPolls: boolean;
+  /** Quiet polls' tickers reads awaiting their charge (absent: every read is charged at once). */
+  readonly #deferred: DeferredReads | undefined;
+  /** The venue's state version when the loops last saw it (at a wake). */
+  #versionSeen = -1;
 
   constructor(o: SessionOptions) {
     const log = o.log ?? pino({ level: 'silent' });
@@ -134,6 +150,10 @@ export class Session {
     this.store = new SqliteStore({ path: ':memory:', lease: false, now: () => this.vt.now() });
     this.prefix = this.config.orders.clientOidPrefix;
     this.startingEquity = dec(paper.startingBalance);
+    const deferred =
+      o.skipIdleRounds === false || this.#quietPolls === false || o.fastForward === false
+        ? undefined
+        : new DeferredReads(this.#deferralSpanMs(), () => this.#deferralRoom());
     const session = createSession({
       port: this.sim,
       store: this.store,
@@ -149,6 +169,12 @@ export class Session {
         ? {}
         : {
             venueShortcut: {
+              ...(deferred !== undefined
+                ? {
+                    takeDeferred: () => deferred.take(),
+                    bulk: { spanMs: this.#deferralSpanMs(), charge: (b: BulkCharges) => this.#chargeBulk(b) },
+                  }
+                : {}),
               venueVersion: () => this.sim.stateVersion(),
               chargeUnsent: (eps: readonly EndpointId[], at?: number) => this.sim.chargeUnsent(eps, at),
               chargeUnsentRounds: (rounds: readonly UnsentReads[]) => this.sim.chargeUnsentRounds(rounds),
@@ -161,9 +187,50 @@ export class Session {
     });
     this.engine = session.engine;
     this.reconciler = session.reconciler;
+    this.#deferred = deferred;
     this.engine.events$.subscribe((e) => this.events.push(e));
     this.engine.start();
     this.reconciler.start();
+  }
+
+  /** The longest window a weight pool is counted over (the budget's, with its guard, or the venue's). */
+  #deferralSpanMs(): number {
+    return Math.max(
+      this.config.budget.windowMs + DEFAULT_BUDGET_CONFIG.guardMs,
+      this.sim.venue.limiter.limits.windowMs,
+    );
+  }
+
+  /** The room DeferredReads counts on, read after a charge (see there). */
+  #deferralRoom(): DeferralRoom {
+    const u = this.engine.executor.budgetUsage();
+    const venue = this.sim.venue.limiter.limits;
+    return {
+      used: { ip: u.ip.used, uid: u.uid.used },
+      limit: { ip: Math.min(u.ip.limit, venue.ipWeightPerWindow), uid: Math.min(u.uid.limit, venue.uidWeightPerWindow) },
+      rounds: this.reconciler.skippedWeightBound(this.#deferralSpanMs()),
+      steady: u.factor >= 1 && u.backoffMs === 0 && this.sim.faultFree,
+    };
+  }
+
+  /**
+   * Takes a pass of charges in bulk (RoundShortcut.bulk) when no window can have refused any of them:
+   * what the windows held before + the rounds' most per window + the deferred reads' most per window
+   * fits every pool. False (the pass is then charged one by one) otherwise.
+   */
+  #chargeBulk(b: BulkCharges): boolean {
+    const room = this.#deferralRoom();
+    const tickers = ENDPOINTS.tickers;
+    if (
+      !room.steady ||
+      room.used.ip + b.roundsBound.ip + b.deferredPerSpan * tickers.ipWeight > room.limit.ip ||
+      room.used.uid + b.roundsBound.uid + b.deferredPerSpan * tickers.uidWeight > room.limit.uid
+    ) {
+      return false;
+    }
+    if (!this.engine.executor.chargeBulk(b)) return false;
+    this.sim.chargeBulk(b);
+    return true;
   }
 
   /** Requests sent so far, all endpoints (a cheap progress counter). */
@@ -211,16 +278,50 @@ export class Session {
   }
 
   /** Replays one poll at its time `t` (time never moves backwards). */
-  async feed(poll: RecordedPoll): Promise<void> {
-    if (this.#quietPolls && this.#settledNow() && this.vt.jumpTo(poll.t)) {
-      this.sim.applyPoll(poll);
-      this.#tick(poll, this.#readUnsent() ?? (await this.#readTickers()));
-    } else {
-      await this.vt.advanceTo(poll.t, () => this.settle());
-      this.sim.applyPoll(poll);
-      this.#tick(poll, await this.#readTickers());
-    }
+  feed(poll: RecordedPoll): Promise<void> {
+    return this.feedNow(poll) ?? Promise.resolve();
+  }
+
+  /**
+   * `feed` without a promise where it can: a quiet poll (settled session, no timer due by its time)
+   * is replayed synchronously, and undefined is returned when the session is settled after it.
+   * Otherwise the returned promise must be awaited before the next poll.
+   */
+  feedNow(poll: RecordedPoll): Promise<void> | undefined {
+    if (!(this.#quietPolls && this.#settledNow() && this.vt.jumpTo(poll.t))) return this.#feedTimed(poll);
+    this.sim.applyPoll(poll);
+    const tickers = this.#deferRead(poll.t) ? this.sim.tickersUnsent() : this.#readUnsent();
+    if (tickers === undefined) return this.#readAndTick(poll);
+    this.#tick(poll, tickers);
+    return this.#settledNow() ? undefined : this.settle();
+  }
+
+  async #feedTimed(poll: RecordedPoll): Promise<void> {
+    await this.vt.advanceTo(poll.t, () => this.settle());
+    this.sim.applyPoll(poll);
+    await this.#readAndTick(poll);
+  }
+
+  async #readAndTick(poll: RecordedPoll): Promise<void> {
+    this.#tick(poll, await this.#readTickers());
     if (!this.#settledNow()) await this.settle();
+  }
+
+  /**
+   * Defers this quiet poll's tickers read (DeferredReads) when the venue did not change with the
+   * poll (a resting order that filled must wake the sleeping loops now, as the read would) and no
+   * weight window can refuse the read.
+   */
+  #deferRead(t: number): boolean {
+    const d = this.#deferred;
+    if (d === undefined) return false;
+    const version = this.sim.stateVersion();
+    const unchanged = version === this.#versionSeen && this.sim.quiet();
+    this.#versionSeen = version;
+    if (!unchanged || !d.tryDefer(t)) return false;
+    // Charged in passes of a few hundred: the slept rounds of a pass stay few (memory stays flat).
+    if (d.size >= DEFER_PASS) this.reconciler.wake();
+    return true;
   }
 
   /** The tickers read through the executor's read lane (weight budget, then the simulator). */
@@ -237,6 +338,7 @@ export class Session {
    */
   #readUnsent(): readonly Ticker[] | undefined {
     this.reconciler.wake();
+    this.#versionSeen = this.sim.stateVersion();
     const charged = this.engine.executor.chargeUnsent(['tickers'], () => this.sim.chargeUnsent(['tickers']));
     return charged ? this.sim.tickersUnsent() : undefined;
   }
