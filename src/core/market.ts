@@ -18,18 +18,34 @@ export interface WireTicker {
 }
 
 /**
- * A parsed ticker. Only the figures trading needs are decimals; the 24 h statistics stay in `wire`
- * exactly as received (they are displayed, never computed with).
+ * A parsed ticker, in two views of the same values:
+ * - **numbers for signals**: `price` (the last trade), `bid`, `ask`, `mark`, `index` are JavaScript
+ *   numbers, for indicator math (moving averages, z-scores, …), as every peer does. They are the
+ *   nearest doubles to the wire's decimals: fine to decide with, never to send or to count money;
+ * - **exact decimals** for what reaches an order or the books: `last`, `bestBid`, `bestAsk`,
+ *   `markPrice`, `indexPrice` (`Dec`). A ticker from the wire decodes them on first read only
+ *   (TickerView), so a poll nobody prices exactly costs no decimal arithmetic.
+ * The 24 h statistics stay in `wire` exactly as received (they are displayed, never computed with).
  */
 export interface Ticker {
   readonly symbol: SymbolId;
   /** Exchange timestamp, epoch ms. */
   readonly timestamp: number;
+  /** Last trade price as a number, for signals. */
+  readonly price: number;
+  /** Best bid as a number, for signals. */
+  readonly bid: number;
+  /** Best ask as a number, for signals. */
+  readonly ask: number;
+  /** Mark price as a number, for signals, when the venue sent one. */
+  readonly mark?: number | undefined;
+  /** Index price as a number, for signals, when the venue sent one. */
+  readonly index?: number | undefined;
   readonly last: Dec;
   readonly bestBid: Dec;
   readonly bestAsk: Dec;
-  readonly markPrice?: Dec;
-  readonly indexPrice?: Dec;
+  readonly markPrice?: Dec | undefined;
+  readonly indexPrice?: Dec | undefined;
   readonly wire: WireTicker;
 }
 

@@ -77,8 +77,8 @@ class EngineImpl implements Engine {
   readonly #trampoline: Trampoline;
   readonly #counters = new Counters();
   readonly #portfolio = new Portfolio();
+  /** The latest ticker per symbol; its exact `last` is the mark (decoded only when read). */
   readonly #latest = new Map<SymbolId, Ticker>();
-  readonly #lastPrices = new Map<SymbolId, Dec>();
   /** Live orders, with their exposure kept summed for the risk gate. */
   readonly #open = new OpenOrders();
   /** The risk gate's account-wide legs per symbol, until the next fill changes them. */
@@ -218,10 +218,7 @@ class EngineImpl implements Engine {
     if (!this.#started) throw new InvariantViolation('engine.onTick before start()');
     if (this.#failure !== undefined) return;
     this.#trampoline.run(() => {
-      for (const t of tickers) {
-        this.#latest.set(t.symbol, t);
-        this.#lastPrices.set(t.symbol, t.last);
-      }
+      for (const t of tickers) this.#latest.set(t.symbol, t);
       this.#counters.tickers += tickers.length;
       this.#checkDrawdown();
       this.#pulses.next(this.#clock.now());
@@ -354,7 +351,7 @@ class EngineImpl implements Engine {
       now,
       limits: this.#limits,
       tradingState: this.#guardian.state,
-      lastPrices: this.#lastPrices,
+      lastPrices: this.#lastPricesNow(),
       positions: this.#hedgePositions,
       openOrders: this.#open.exposure(),
       orderRate: this.#orderRate,
@@ -638,10 +635,17 @@ class EngineImpl implements Engine {
 
   // ---- trading state -------------------------------------------------------------------------------
 
-  readonly #mark = (symbol: SymbolId): Dec | undefined => this.#lastPrices.get(symbol);
+  readonly #mark = (symbol: SymbolId): Dec | undefined => this.#latest.get(symbol)?.last;
+
+  /** The exact last price per symbol, for the risk gate (built per decision: intents are rare). */
+  #lastPricesNow(): ReadonlyMap<SymbolId, Dec> {
+    const out = new Map<SymbolId, Dec>();
+    for (const [symbol, t] of this.#latest) out.set(symbol, t.last);
+    return out;
+  }
 
   #checkDrawdown(): void {
-    this.#tradingChanged(this.#guardian.onNetPnl(this.#portfolio.pnl(undefined, this.#mark).net));
+    this.#tradingChanged(this.#guardian.onNetPnl(this.#portfolio.accountNet(this.#mark)));
   }
 
   #tradingChanged(change: TradingStateChange | undefined): void {

@@ -9,6 +9,7 @@ import {
   applyFill,
   EMPTY_BOOK,
   positionKey,
+  positionUnrealized,
   summarize,
   type Position,
   type PositionBook,
@@ -34,6 +35,11 @@ export class Portfolio {
    * the average entry price is a decimal division.
    */
   readonly #snapshots = new Map<string, CachedSnapshot>();
+  /**
+   * What the account's net PnL needs between fills: realised − fees of every leg, and the open legs
+   * (marked to market per ticker). Dropped by every fill.
+   */
+  #account: { readonly closedNet: Dec; readonly open: readonly Position[] } | undefined;
 
   get book(): PositionBook {
     return this.#book;
@@ -51,6 +57,7 @@ export class Portfolio {
       ...(side !== undefined ? { orderSide: side } : {}),
     });
     this.#book = u.book;
+    this.#account = undefined;
     return u.skipped;
   }
 
@@ -82,6 +89,33 @@ export class Portfolio {
       fees: s.fees,
       net: s.netPnl,
     });
+  }
+
+  /**
+   * The whole account's net PnL (realised − fees + unrealised at `marks`), as `pnl(undefined,
+   * marks).net` gives it, in the work of the open legs alone: the drawdown breaker reads it on every
+   * ticker. With no leg open it is the same object until the next fill.
+   */
+  accountNet(marks: Marks): Dec {
+    let a = this.#account;
+    if (a === undefined) {
+      let realized = ZERO;
+      let fees = ZERO;
+      const open: Position[] = [];
+      for (const p of this.#book.values()) {
+        realized = realized.plus(p.realizedPnl);
+        fees = fees.plus(p.fees);
+        if (!p.qty.eq(0)) open.push(p);
+      }
+      a = this.#account = { closedNet: realized.minus(fees), open };
+    }
+    if (a.open.length === 0) return a.closedNet;
+    let unrealized = ZERO;
+    for (const p of a.open) {
+      const m = marks(p.symbol);
+      if (m !== undefined) unrealized = unrealized.plus(positionUnrealized(p, m));
+    }
+    return a.closedNet.plus(unrealized);
   }
 
   /** Account-wide legs per symbol (every strategy together), for the risk gate. */

@@ -21,6 +21,8 @@ export class TradingGuard {
   readonly #startingEquity: Dec | undefined;
   #state: TradingState = 'ACTIVE';
   #peak: Dec | undefined;
+  /** The last net PnL weighed: the same value again changes nothing (no leg open, no fill since). */
+  #lastNet: Dec | undefined;
 
   /** Without a starting equity the drawdown breaker is off (the kill switch still works). */
   constructor(
@@ -44,7 +46,8 @@ export class TradingGuard {
 
   /** The drawdown breaker: equity = starting equity + `netPnl`. Returns the change, if any. */
   onNetPnl(netPnl: Dec): TradingStateChange | undefined {
-    if (this.#startingEquity === undefined) return undefined;
+    if (this.#startingEquity === undefined || netPnl === this.#lastNet) return undefined;
+    this.#lastNet = netPnl;
     const equity = this.#startingEquity.plus(netPnl);
     if (this.#peak === undefined || equity.gt(this.#peak)) {
       this.#peak = equity;
@@ -57,6 +60,7 @@ export class TradingGuard {
 
   /** Moves to `to` (persisted). Returns the change, or undefined when already there. */
   set(to: TradingState, reason: string): TradingStateChange | undefined {
+    this.#lastNet = undefined;
     const from = this.#state;
     if (from === to) return undefined;
     this.#state = to;

@@ -104,6 +104,9 @@ export type RoundKind = 'fills' | 'history' | 'full';
 
 const TICKERS_READ: readonly EndpointId[] = ['tickers'];
 
+/** Below this many requests, `wake` charges round by round (RoundShortcut.bulk is for long spells). */
+const BULK_MIN_REQUESTS = 16;
+
 export interface ReconcilerStatus {
   /** Clock time of the last successful round of any kind. */
   readonly lastSuccessAt?: number;
@@ -270,10 +273,19 @@ export class Reconciler {
     const sc = this.#d.shortcut;
     const bulk = sc?.bulk;
     if (bulk === undefined) return false;
+    let due = false;
+    for (const d of this.#dormant.values()) due ||= d.due <= now;
+    if (!due && deferred.length === 0) return true; // nothing fell due: nothing to charge
     const roundsBound = this.skippedWeightBound(bulk.spanMs);
     if (roundsBound === undefined) return false;
     const counts: EndpointCounts = {};
-    const loops: { loop: Loop; d: Dormant; runs: RoundRun[]; each: readonly EndpointId[]; first?: PlanPollPlan }[] = [];
+    const loops: {
+      loop: Loop;
+      d: Dormant;
+      runs: RoundRun[];
+      each: readonly EndpointId[];
+      first?: PlanPollPlan;
+    }[] = [];
     for (const [loop, d] of this.#dormant) {
       const runs = roundRuns(d.due, now, (at) => this.#intervalAt(loop, d.statuses, at));
       const n = runsCount(runs);
@@ -287,7 +299,8 @@ export class Reconciler {
       }
       const cfg = this.#d.config.plans;
       if (cfg === undefined) return false;
-      const from = this.#unsavedPlanCursor ?? decodePlanCursor(this.#d.store.getMeta(RECONCILE_META.planCursor));
+      const from =
+        this.#unsavedPlanCursor ?? decodePlanCursor(this.#d.store.getMeta(RECONCILE_META.planCursor));
       const first = planHistoryQueries(this.#d.symbols, from, cfg.window, d.due);
       // Steady from the second round on: caught up, each later round reads one window per symbol.
       const caughtUp = this.#d.symbols.every((sym) => first.cursorAfter[sym] === d.due);
@@ -302,6 +315,10 @@ export class Reconciler {
       loops.push({ loop, d, runs, each, first });
     }
     addCounts(counts, TICKERS_READ, deferred.length);
+    // A short pass costs less round by round than proving it safe to take in bulk.
+    let requests = 0;
+    for (const n of Object.values(counts)) requests += n;
+    if (requests < BULK_MIN_REQUESTS) return false;
     const lasts = loops.map((l) => lastRound(l.runs) ?? Number.NEGATIVE_INFINITY);
     const last = Math.max(deferred[deferred.length - 1]?.at ?? Number.NEGATIVE_INFINITY, ...lasts);
     if (last === Number.NEGATIVE_INFINITY) return true; // nothing fell due
@@ -310,7 +327,10 @@ export class Reconciler {
     for (const l of loops) {
       const firstAt = l.runs[0]?.start;
       for (const at of roundsAfter(l.runs, after)) {
-        const endpoints = l.first !== undefined && at === firstAt ? l.first.queries.map((): EndpointId => 'historyPlan') : l.each;
+        const endpoints =
+          l.first !== undefined && at === firstAt
+            ? l.first.queries.map((): EndpointId => 'historyPlan')
+            : l.each;
         tail.push({ at, rank: LOOP_ORDER[l.loop], endpoints });
       }
     }
@@ -385,7 +405,8 @@ export class Reconciler {
     }
     if (cfg.plans !== undefined) {
       const w = cfg.plans.window;
-      const perRound = this.#d.symbols.length * Math.max(1, w.maxWindows) * Math.max(1, w.delegateTypes.length);
+      const perRound =
+        this.#d.symbols.length * Math.max(1, w.maxWindows) * Math.max(1, w.delegateTypes.length);
       add(cfg.plans.intervalMs, new Array<EndpointId>(perRound).fill('historyPlan'));
     }
     return { ip, uid };

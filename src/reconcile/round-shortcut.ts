@@ -72,7 +72,8 @@ export function mergeCharges(rounds: readonly SleptRound[], deferred: readonly U
   const out: Charge[] = [];
   let j = 0;
   for (const round of rounds) {
-    for (let d = deferred[j]; d !== undefined && d.at < round.at; d = deferred[++j]) out.push({ deferred: d });
+    for (let d = deferred[j]; d !== undefined && d.at < round.at; d = deferred[++j])
+      out.push({ deferred: d });
     out.push({ round });
   }
   for (let d = deferred[j]; d !== undefined; d = deferred[++j]) out.push({ deferred: d });

@@ -8,7 +8,7 @@ import { symbolId, type StrategyId, type SymbolId } from '../core/ids.ts';
 import type { CancelAllIntent, CancelIntent, PlaceIntent } from '../core/intents.ts';
 import type { ContractSpec, Ticker } from '../core/market.ts';
 import type { Order } from '../core/orders.ts';
-import { toDec } from './dec-like.ts';
+import { numberToDec, toDec } from './dec-like.ts';
 import { validateIntent, type IntentRules } from './intent-schema.ts';
 import type { CancelTarget, PlaceParams, StrategyContext, StrategyStateSource } from './types.ts';
 
@@ -42,11 +42,19 @@ export function createStrategyContext(deps: ContextDeps): StrategyContext {
     if (!spec) throw new StrategyError(`no contract spec known for ${s}`, id);
     return spec;
   };
-  const decOf = (v: Dec | string, what: string): Dec => {
-    const d = toDec(v);
-    if (d === undefined) throw new StrategyError(`${what} must be a Dec or a decimal string`, id);
+  const decOf = (v: Dec | string | number, what: string): Dec => {
+    const d = typeof v === 'number' ? numberToDec(v) : toDec(v);
+    if (d === undefined)
+      throw new StrategyError(`${what} must be a Dec, a decimal string or a finite number`, id);
     return d;
   };
+  /**
+   * A number (a signal's float) snapped exactly to the symbol's tick or step: prices to the nearest
+   * tick, sizes down to the step (never more than asked). Decs and strings pass as they are (the
+   * intent check refuses them off the grid).
+   */
+  const snapped = <T>(v: T | number, step: () => Dec, mode: RoundMode, what: string): T | Dec =>
+    typeof v === 'number' ? roundToStep(decOf(v, what), step(), mode) : v;
 
   const ctx: StrategyContext = {
     id,
@@ -77,7 +85,9 @@ export function createStrategyContext(deps: ContextDeps): StrategyContext {
     roundSize: (symbol, size, mode: RoundMode = 'down') =>
       roundToStep(decOf(size, 'size'), specOf(symbol).sizeStep, mode),
     place: (p: PlaceParams): PlaceIntent => {
-      const intent = validateIntent({ kind: 'place', ...p }, rules);
+      const size = snapped(p.size, () => specOf(p.symbol).sizeStep, 'down', 'size');
+      const price = snapped(p.price, () => specOf(p.symbol).priceTick, 'nearest', 'price');
+      const intent = validateIntent({ kind: 'place', ...p, size, price }, rules);
       return intent as PlaceIntent;
     },
     cancel: (target: CancelTarget): CancelIntent => {

@@ -22,6 +22,16 @@ function isBigLike(v: unknown): v is BigLike {
   );
 }
 
+/**
+ * A finite number as the Dec of its shortest round-trip decimal (what it prints as: 0.1 + 0.2 is
+ * 0.30000000000000004, 0.3 is 0.3), exactly; otherwise undefined. For numbers the framework snaps
+ * to a tick or step right after (`ctx.place`, `ctx.roundPrice`): intents themselves take no number.
+ */
+export function numberToDec(v: number): Dec | undefined {
+  const text = String(v);
+  return Number.isFinite(v) && isDecimalString(text) ? dec(text) : undefined;
+}
+
 /** A Dec of this module instance, from a Dec of any instance or a decimal string; otherwise undefined. */
 export function toDec(v: unknown): Dec | undefined {
   if (v instanceof Big) return v;

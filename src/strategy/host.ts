@@ -8,15 +8,13 @@ import {
   defer,
   EMPTY,
   filter,
-  from,
   isObservable,
   map,
   merge,
-  mergeMap,
   NEVER,
+  Observable,
   of,
   throwError,
-  type Observable,
 } from 'rxjs';
 import type { Clock } from '../core/clock.ts';
 import type { StrategyId, SymbolId } from '../core/ids.ts';
@@ -148,7 +146,30 @@ function hookStream(instance: HookStrategyInstance, inputs: StrategyInputs): Obs
   if (instance.onTimer)
     calls.push(inputs.timer$.pipe(map((now) => ({ hook: 'onTimer', call: () => instance.onTimer?.(now) }))));
   if (calls.length === 0) return EMPTY;
-  return merge(...calls).pipe(mergeMap((c) => from(invoke(c))));
+  return merge(...calls).pipe(flatInvoke);
+}
+
+/**
+ * Each hook call's intents, emitted in order, synchronously: what `mergeMap((c) => from(invoke(c)))`
+ * emits (a failing call errors the stream), without an inner subscription per call (per ticker).
+ */
+function flatInvoke(calls$: Observable<HookCall>): Observable<unknown> {
+  return new Observable<unknown>((subscriber) =>
+    calls$.subscribe({
+      next: (c) => {
+        let out: readonly unknown[];
+        try {
+          out = invoke(c);
+        } catch (e) {
+          subscriber.error(e);
+          return;
+        }
+        for (const value of out) subscriber.next(value);
+      },
+      error: (e: unknown) => subscriber.error(e),
+      complete: () => subscriber.complete(),
+    }),
+  );
 }
 
 /** One strategy's isolated stream: intents, then at most one StrategyDisabled, then completion. */

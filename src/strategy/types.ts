@@ -53,13 +53,17 @@ export interface StrategyStateSource {
   tradingState?(): TradingState;
 }
 
-/** Fields of `ctx.place`; size and price accept a Dec or a decimal string. */
+/**
+ * Fields of `ctx.place`. Size and price accept a Dec or a decimal string, which must sit on the
+ * symbol's step and tick, or a number (a signal's float), which the framework snaps exactly: the
+ * price to the nearest tick, the size down to the step. No float ever reaches the wire unrounded.
+ */
 export interface PlaceParams {
   readonly symbol: SymbolId | string;
   readonly side: OrderSide;
-  readonly size: Dec | string;
+  readonly size: Dec | string | number;
   /** Limit price; omit (or undefined) for a market order. */
-  readonly price?: Dec | string | undefined;
+  readonly price?: Dec | string | number | undefined;
   /** Default `normal`. */
   readonly orderType?: OrderType | undefined;
   /** Free text kept with the order (≤ 32 chars). */
@@ -95,10 +99,10 @@ export interface StrategyContext {
   tradingState(): TradingState;
   /** Trading rules of a symbol of this strategy. */
   spec(symbol: SymbolId | string): ContractSpec;
-  /** Rounds a price to the symbol's tick, exactly. Default mode `nearest`. */
-  roundPrice(symbol: SymbolId | string, price: Dec | string, mode?: RoundMode): Dec;
-  /** Rounds a size to the symbol's size step, exactly. Default mode `down`. */
-  roundSize(symbol: SymbolId | string, size: Dec | string, mode?: RoundMode): Dec;
+  /** Rounds a price (a number too) to the symbol's tick, exactly. Default mode `nearest`. */
+  roundPrice(symbol: SymbolId | string, price: Dec | string | number, mode?: RoundMode): Dec;
+  /** Rounds a size (a number too) to the symbol's size step, exactly. Default mode `down`. */
+  roundSize(symbol: SymbolId | string, size: Dec | string | number, mode?: RoundMode): Dec;
   /** Builds a validated placement intent (throws StrategyError when invalid). */
   place(params: PlaceParams): PlaceIntent;
   cancel(target: CancelTarget): CancelIntent;

@@ -13,6 +13,9 @@ export function makeTicker(symbol: SymbolId, last: string, timestamp = 0): Ticke
   return {
     symbol,
     timestamp,
+    price: Number(last),
+    bid: Number(bid.toFixed()),
+    ask: Number(ask.toFixed()),
     last: l,
     bestBid: bid,
     bestAsk: ask,

@@ -59,7 +59,12 @@ describe('roundRuns', () => {
   });
 
   it('takes an interval below 1 ms as 1 ms, as the loops do', () => {
-    expect(roundsAfter(roundRuns(0, 3, () => 0), -1)).toEqual([0, 1, 2, 3]);
+    expect(
+      roundsAfter(
+        roundRuns(0, 3, () => 0),
+        -1,
+      ),
+    ).toEqual([0, 1, 2, 3]);
   });
 });
 

@@ -13,7 +13,8 @@
 // - Statuses: pending → open → filled, or (open →) canceling → canceled; canceled may be partially filled.
 // - Hedge mode: a close never exceeds the leg minus the remaining size of the leg's active closes.
 import { dec, decMin, roundToStep, ZERO, type Dec } from '../../core/decimal.ts';
-import type { WireTicker } from '../../core/market.ts';
+import type { Ticker, WireTicker } from '../../core/market.ts';
+import { TickerView } from '../../core/ticker-view.ts';
 import { isOpening } from '../../core/orders.ts';
 import { ContractTable } from './contracts.ts';
 import { IdSequence } from './ids.ts';
@@ -48,10 +49,39 @@ export interface MatchingConfig {
 
 /** The market as one snapshot shows it for one symbol. Sides ≤ 0 are treated as absent. */
 export interface Book {
-  readonly bid?: Dec;
-  readonly ask?: Dec;
-  readonly last?: Dec;
+  readonly bid?: Dec | undefined;
+  readonly ask?: Dec | undefined;
+  readonly last?: Dec | undefined;
   readonly time: number;
+}
+
+/**
+ * The book of one snapshot, over its TickerView: each side is decoded exactly on first read only
+ * (a poll with no order to match decodes nothing). Sides ≤ 0 or unreadable are absent.
+ */
+class SnapshotBook implements Book {
+  readonly time: number;
+  readonly #view: TickerView;
+  #bid: Dec | null | undefined;
+  #ask: Dec | null | undefined;
+  #last: Dec | null | undefined;
+
+  constructor(view: TickerView, time: number) {
+    this.#view = view;
+    this.time = time;
+  }
+
+  get bid(): Dec | undefined {
+    return (this.#bid ??= positiveOrNull(this.#view.wire.best_bid)) ?? undefined;
+  }
+
+  get ask(): Dec | undefined {
+    return (this.#ask ??= positiveOrNull(this.#view.wire.best_ask)) ?? undefined;
+  }
+
+  get last(): Dec | undefined {
+    return (this.#last ??= positiveOrNull(this.#view.wire.last)) ?? undefined;
+  }
 }
 
 export type PlaceResult =
@@ -74,13 +104,13 @@ interface Liquidities {
 
 const BPS = dec(10_000);
 
-function positiveOrUndefined(s: string | undefined): Dec | undefined {
-  if (s === undefined) return undefined;
+function positiveOrNull(s: string | undefined): Dec | null {
+  if (s === undefined) return null;
   try {
     const d = dec(s);
-    return d.gt(0) ? d : undefined;
+    return d.gt(0) ? d : null;
   } catch {
-    return undefined;
+    return null;
   }
 }
 
@@ -112,6 +142,8 @@ export class MatchingCore {
   readonly #books = new Map<string, Book>();
   readonly #liquidity = new Map<string, Liquidities>();
   #tickers: readonly WireTicker[] = [];
+  /** The current snapshot's tickers, decoded once (shared with the engine in a backtest). */
+  #views: readonly TickerView[] = [];
   /** Bumped by every stored revision (placement, activation, fill, cancel): see `version`. */
   #version = 0;
 
@@ -151,6 +183,11 @@ export class MatchingCore {
   /** The last snapshot's tickers, exactly as given. */
   tickers(): readonly WireTicker[] {
     return this.#tickers;
+  }
+
+  /** The current snapshot's tickers as TickerViews (the same objects until the next snapshot). */
+  tickerViews(): readonly Ticker[] {
+    return this.#views;
   }
 
   book(symbol: string): Book | undefined {
@@ -241,19 +278,18 @@ export class MatchingCore {
   applyTickers(now: number, tickers: readonly WireTicker[]): void {
     this.advanceTo(now);
     this.#tickers = tickers;
-    const touched: string[] = [];
+    const views: TickerView[] = [];
     for (const t of tickers) {
-      const book: Book = {
-        time: this.#now,
-        ...optional('bid', positiveOrUndefined(t.best_bid)),
-        ...optional('ask', positiveOrUndefined(t.best_ask)),
-        ...optional('last', positiveOrUndefined(t.last)),
-      };
-      this.#books.set(t.symbol, book);
-      this.#liquidity.set(t.symbol, { buy: this.#liquidityCap, sell: this.#liquidityCap });
-      touched.push(t.symbol);
+      const view = new TickerView(t);
+      views.push(view);
+      this.#books.set(t.symbol, new SnapshotBook(view, this.#now));
+      const liq = this.#liquidity.get(t.symbol);
+      if (liq === undefined)
+        this.#liquidity.set(t.symbol, { buy: this.#liquidityCap, sell: this.#liquidityCap });
+      else liq.buy = liq.sell = this.#liquidityCap;
     }
-    for (const symbol of touched) this.#matchResting(symbol, this.#now);
+    this.#views = views;
+    for (const t of tickers) this.#matchResting(t.symbol, this.#now);
   }
 
   // -------------------------------------------------------------------------------------------

@@ -200,7 +200,7 @@ export class SimPort implements ExchangePort {
   tickersUnsent(): readonly Ticker[] {
     const now = this.#clock.now();
     this.core.advanceTo(now);
-    return tickersFromBody(this.core.tickers());
+    return this.core.tickerViews();
   }
 
   placeOrder(symbol: SymbolId, entry: PlaceEntry): Promise<PlaceOutcome> {

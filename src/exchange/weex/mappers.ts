@@ -1,4 +1,5 @@
 // Wire ↔ core mapping, in one place. Wire values are strings; core values are Dec and branded ids.
+import { TickerView } from '../../core/ticker-view.ts';
 import { dec, decToString, ONE, type Dec } from '../../core/decimal.ts';
 import { clientOid, orderId, symbolId, tradeId } from '../../core/ids.ts';
 import type { ContractSpec, Ticker, WireTicker } from '../../core/market.ts';
@@ -45,17 +46,9 @@ export function wireTickerFromParsed(p: WireTickerParsed): WireTicker {
   };
 }
 
+/** The Ticker of a wire ticker: numbers now, exact decimals on first read (TickerView). */
 export function tickerFromWire(w: WireTicker): Ticker {
-  return {
-    symbol: symbolId(w.symbol),
-    timestamp: Number(w.timestamp),
-    last: dec(w.last),
-    bestBid: dec(w.best_bid),
-    bestAsk: dec(w.best_ask),
-    ...(w.markPrice !== undefined ? { markPrice: dec(w.markPrice) } : {}),
-    ...(w.indexPrice !== undefined ? { indexPrice: dec(w.indexPrice) } : {}),
-    wire: w,
-  };
+  return new TickerView(w);
 }
 
 /** Decimal places → step: "4" → 0.0001. */

@@ -135,7 +135,11 @@ export function strategyMarbles(o: MarbleOptions, body: (m: StrategyMarbles) => 
           const w = poll?.tickers[0];
           if (w !== undefined) converted[k] = tickerFromWire(w);
         }
-        return helpers.hot(marble, converted).pipe(map((t) => Object.freeze({ ...t, timestamp: ts.now() })));
+        // A fresh ticker per emission, stamped with the frame's time (a spread would drop the
+        // TickerView's exact fields, which are getters).
+        return helpers
+          .hot(marble, converted)
+          .pipe(map((t) => Object.freeze(tickerFromWire({ ...t.wire, timestamp: String(ts.now()) }))));
       },
       run: (inputs) => {
         const tickers$ = (inputs.tickers$ ?? NEVER).pipe(tap((t: Ticker) => latest.set(t.symbol, t)));

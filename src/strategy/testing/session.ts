@@ -207,7 +207,10 @@ export class Session {
     const venue = this.sim.venue.limiter.limits;
     return {
       used: { ip: u.ip.used, uid: u.uid.used },
-      limit: { ip: Math.min(u.ip.limit, venue.ipWeightPerWindow), uid: Math.min(u.uid.limit, venue.uidWeightPerWindow) },
+      limit: {
+        ip: Math.min(u.ip.limit, venue.ipWeightPerWindow),
+        uid: Math.min(u.uid.limit, venue.uidWeightPerWindow),
+      },
       rounds: this.reconciler.skippedWeightBound(this.#deferralSpanMs()),
       steady: u.factor >= 1 && u.backoffMs === 0 && this.sim.faultFree,
     };
