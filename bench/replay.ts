@@ -86,11 +86,39 @@ export interface BenchReplayResult {
   readonly polls4x: number;
   readonly tickersPerSecond4x: number;
   readonly factor: number;
+  /**
+   * Marginal figures (start-up cancels): CPU per poll of the `factor`× replay beyond the 1× one.
+   * Absent when the longer recording was not replayed (`memory: false`).
+   */
+  readonly marginal?: MarginalFigures;
+}
+
+/** The marginal figures at the top level too (BENCHMARKS.md reads flat fields). */
+export type FlatReplayResult = BenchReplayResult & Partial<MarginalFigures>;
+
+export interface MarginalFigures {
+  /** Bare JSON.parse CPU µs per line. */
+  readonly bareParseMicrosPerLine: number;
+  /** sma-cross: marginal replay CPU µs per poll. */
+  readonly replayMicrosPerPoll: number;
+  /** bare parse per line ÷ marginal replay per poll (the bar: ≥ 0.5). */
+  readonly marginalRatioToBareParse: number;
+  /** The never-trading strategy: marginal replay CPU µs per poll. */
+  readonly quietReplayMicrosPerPoll: number;
+  /** The same ratio for the never-trading strategy. */
+  readonly quietRatioToBareParse: number;
+  /** What the engine adds to parse + tickers per quiet poll (target ≤ 2 µs). */
+  readonly engineMicrosPerQuietPoll: number;
+  /** CPU per order of sma-cross beyond the quiet replay, 1× recording: (sma − idle) ÷ orders (target ≤ 50 µs). */
+  readonly engineMicrosPerOrder: number;
 }
 
 /** The bench's strategy: the sma-cross fixture (market orders on a moving-average cross). */
 const STRATEGY = join(REPO, 'test/fixtures/strategies/sma-cross.ts');
 const PARAMS = { symbol: 'cmt_btcusdt', fast: 10, slow: 30, size: '0.01' } as const;
+/** A strategy that never trades: its replay is the engine's cost per quiet poll. */
+const IDLE = join(REPO, 'test/fixtures/strategies/idle.ts');
+const IDLE_PARAMS = { symbol: 'cmt_btcusdt' } as const;
 
 async function loadStrategy(): Promise<StrategyDefinition> {
   const mod = (await import(pathToFileURL(STRATEGY).href)) as { default?: unknown };
@@ -98,14 +126,18 @@ async function loadStrategy(): Promise<StrategyDefinition> {
   return mod.default;
 }
 
-function configText(): string {
+function configText(file = STRATEGY, params: object = PARAMS): string {
   return [
-    '# bench/replay.ts: a simple strategy on the recording, every other setting at its default.',
+    '# bench/replay.ts: a simple strategy on the recording, every other setting at its default,',
+    '# except the drawdown breaker: it would stop the strategy trading in the longer recordings.',
     'mode: paper',
     'strategies:',
     '  - id: sma',
-    `    file: ${JSON.stringify(STRATEGY)}`,
-    `    params: ${JSON.stringify(PARAMS)}`,
+    `    file: ${JSON.stringify(file)}`,
+    `    params: ${JSON.stringify(params)}`,
+    'risk:',
+    '  drawdownReducePct: 90',
+    '  drawdownHaltPct: 95',
     'log:',
     '  level: warn',
     '',
@@ -190,7 +222,7 @@ const MiB = 1024 * 1024;
 export async function benchReplay(
   recordingPath: string,
   opts: BenchReplayOptions = {},
-): Promise<BenchReplayResult> {
+): Promise<FlatReplayResult> {
   const log = opts.log ?? ((line: string) => process.stderr.write(`bench replay: ${line}\n`));
   const factor = opts.factor ?? 4;
   const dir = mkdtempSync(join(tmpdir(), 'capibot-bench-replay-'));
@@ -226,6 +258,7 @@ export async function benchReplay(
     );
 
     let four: ChildResult | undefined;
+    let marginal: MarginalFigures | undefined;
     if (opts.memory ?? true) {
       const longer = join(dir, `x${factor}.ndjson.gz`);
       await writeRepeated(lines, factor, longer);
@@ -234,6 +267,26 @@ export async function benchReplay(
       log(
         `${factor}×: ${four.polls} polls in ${round(four.wallMs / 1000, 1)} s wall, peak RSS ${round(four.maxRssBytes / MiB, 1)} MiB`,
       );
+      const idleConfig = join(dir, 'idle.yaml');
+      writeFileSync(idleConfig, configText(IDLE, IDLE_PARAMS));
+      log('replaying both recordings with a strategy that never trades');
+      const idleOne = await replayInChild(idleConfig, recording);
+      const idleFour = await replayInChild(idleConfig, longer);
+      const tickersFloorMs = Math.min(tickersBefore.cpuMs, tickersAfter.cpuMs);
+      const micros = (ms: number, n: number): number => (ms * 1000) / Math.max(1, n);
+      const perLine = micros(parseMs, lines.length);
+      const replayPerPoll = micros(four.cpuMs - one.cpuMs, four.polls - one.polls);
+      const quietPerPoll = micros(idleFour.cpuMs - idleOne.cpuMs, idleFour.polls - idleOne.polls);
+      marginal = {
+        bareParseMicrosPerLine: round(perLine),
+        replayMicrosPerPoll: round(replayPerPoll),
+        marginalRatioToBareParse: round(perLine / replayPerPoll, 4),
+        quietReplayMicrosPerPoll: round(quietPerPoll),
+        quietRatioToBareParse: round(perLine / quietPerPoll, 4),
+        engineMicrosPerQuietPoll: round(quietPerPoll - micros(tickersFloorMs, lines.length), 2),
+        engineMicrosPerOrder: round(micros(one.cpuMs - idleOne.cpuMs, one.orders), 1),
+      };
+      log(`marginal: ${JSON.stringify(marginal)}`);
     }
     const perSecond = (polls: number, ms: number): number => round((polls * 1000) / ms, 1);
     const tickersPerSecond = perSecond(one.polls, one.cpuMs);
@@ -260,6 +313,7 @@ export async function benchReplay(
       polls4x: four?.polls ?? 0,
       tickersPerSecond4x: four !== undefined ? perSecond(four.polls, four.cpuMs) : 0,
       factor,
+      ...(marginal !== undefined ? { marginal, ...marginal } : {}),
     };
   } finally {
     rmSync(dir, { recursive: true, force: true });

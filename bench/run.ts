@@ -25,6 +25,8 @@ import {
 
 /** The 31-day recording, one poll per minute: read by the reader and replayed through the engine. */
 const RECORDING = 'data/ftx-btc-perp-202201-1m.ndjson.gz';
+/** The bundled ticker recording: one poll a second of two symbols. */
+const TICKS_RECORDING = 'data/binance-btc-eth-20240719-1s.ndjson.gz';
 const RESULTS = 'bench/results.json';
 const LOCAL_RESULTS = 'bench/results.local.json';
 const DOC = 'BENCHMARKS.md';
@@ -43,16 +45,25 @@ function message(e: unknown): string {
 }
 
 /** bench/replay.ts is written separately; its result is checked rather than trusted. */
-async function runReplay(): Promise<ReplaySummary> {
+async function runReplay(quick: boolean): Promise<ReplaySummary> {
   const url = new URL('./replay.ts', import.meta.url);
   if (!existsSync(fileURLToPath(url))) throw new Error('bench/replay.ts is missing');
   const mod = (await import(url.href)) as { benchReplay?: unknown };
   if (typeof mod.benchReplay !== 'function')
     throw new Error('bench/replay.ts exports no benchReplay function');
   const run = mod.benchReplay as (path: string, opts: object) => Promise<unknown>;
-  const r = replaySummarySchema.safeParse(await run(RECORDING, {}));
+  const r = replaySummarySchema.safeParse(await run(RECORDING, quick ? { maxPolls: 10_000 } : {}));
   if (!r.success) throw new Error(`benchReplay returned an unexpected shape: ${r.error.message}`);
-  return r.data;
+  // The bundled ticker recording (1-second polls of two symbols, 5 minutes): too short to replay
+  // alone, so its marginal rate is taken between 1× and 32× time-shifted copies.
+  const t = replaySummarySchema.safeParse(await run(TICKS_RECORDING, { factor: quick ? 8 : 32 }));
+  if (!t.success) throw new Error(`benchReplay returned an unexpected shape: ${t.error.message}`);
+  return {
+    ...r.data,
+    ticks1s: t.data,
+    ticksMarginalRatioToBareParse: t.data['marginalRatioToBareParse'],
+    ticksEngineMicrosPerQuietPoll: t.data['engineMicrosPerQuietPoll'],
+  };
 }
 
 async function main(): Promise<void> {
@@ -80,7 +91,7 @@ async function main(): Promise<void> {
   const jobs: Record<Section, () => Promise<void>> = {
     // Replay first: it measures peak memory, best on a fresh process.
     replay: async () => {
-      results.replay = await runReplay();
+      results.replay = await runReplay(quick);
     },
     reader: async () => {
       results.reader = await benchReader(RECORDING, quick ? 2 : 9);

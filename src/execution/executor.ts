@@ -38,6 +38,7 @@ import {
 } from './executor-types.ts';
 import { moved, onRateLimited, tryConsume, usage, type BudgetState, type BudgetUsage } from './budget.ts';
 import { consumeGroups } from './budget-groups.ts';
+import { entries, expire } from '../core/sliding-window.ts';
 import { cancelEvent, classifyFailure, placementEvents, type FailureDisposition } from './outcomes.ts';
 import { PlacementPool, type PooledPlacement } from './placement-pool.ts';
 import type { PlannedCall } from './planner.ts';
@@ -259,7 +260,9 @@ export class Executor {
     if (this.#stopped) return false;
     const r = consumeGroups(this.#budget, b.tail);
     if (r.granted !== b.tail.length)
-      throw new InvariantViolation(`executor: a read of a bulk charge was refused at ${b.tail[r.granted]?.at}`);
+      throw new InvariantViolation(
+        `executor: a read of a bulk charge was refused at ${b.tail[r.granted]?.at}`,
+      );
     let ip = 0;
     let uid = 0;
     let requests = 0;
@@ -300,6 +303,12 @@ export class Executor {
 
   budgetUsage(): BudgetUsage {
     return usage(this.#budget, this.#clock.now());
+  }
+
+  /** The weight pools' live requests now, oldest first: time, IP weight, UID weight. */
+  budgetWindow(): readonly (readonly [number, number, number])[] {
+    const log = expire(this.#budget.weights, Math.max(this.#clock.now(), this.#budget.clock));
+    return entries(log).map((e) => [e.t, e.weights[0] ?? 0, e.weights[1] ?? 0] as const);
   }
 
   metrics(): ExecutorMetrics {

@@ -274,8 +274,18 @@ export class Reconciler {
     const bulk = sc?.bulk;
     if (bulk === undefined) return false;
     let due = false;
-    for (const d of this.#dormant.values()) due ||= d.due <= now;
+    // Roughly how many requests fell due (each loop at its quickest pace): a short pass is charged
+    // round by round, which costs less than proving a bulk pass safe (the choice changes no charge).
+    let most = deferred.length;
+    for (const [loop, d] of this.#dormant) {
+      if (d.due > now) continue;
+      due = true;
+      const reads =
+        loop === 'plans' ? this.#d.symbols.length * 4 : (this.#lastReal.get(loop)?.reads.length ?? 1);
+      most += (Math.floor((now - d.due) / this.#quickestMs(loop)) + 1) * Math.max(1, reads);
+    }
     if (!due && deferred.length === 0) return true; // nothing fell due: nothing to charge
+    if (most < BULK_MIN_REQUESTS) return false;
     const roundsBound = this.skippedWeightBound(bulk.spanMs);
     if (roundsBound === undefined) return false;
     const counts: EndpointCounts = {};
@@ -315,10 +325,6 @@ export class Reconciler {
       loops.push({ loop, d, runs, each, first });
     }
     addCounts(counts, TICKERS_READ, deferred.length);
-    // A short pass costs less round by round than proving it safe to take in bulk.
-    let requests = 0;
-    for (const n of Object.values(counts)) requests += n;
-    if (requests < BULK_MIN_REQUESTS) return false;
     const lasts = loops.map((l) => lastRound(l.runs) ?? Number.NEGATIVE_INFINITY);
     const last = Math.max(deferred[deferred.length - 1]?.at ?? Number.NEGATIVE_INFINITY, ...lasts);
     if (last === Number.NEGATIVE_INFINITY) return true; // nothing fell due
@@ -363,6 +369,14 @@ export class Reconciler {
     return true;
   }
 
+  /** The shortest interval a loop can poll at. */
+  #quickestMs(loop: Loop): number {
+    const cfg = this.#d.config;
+    if (loop === 'plans') return Math.max(1, cfg.plans?.intervalMs ?? 60_000);
+    const i = cfg[loop].intervals;
+    return Math.max(1, Math.min(i.fastMs, i.normalMs, i.idleMs));
+  }
+
   /** Marks the first `charged` slept rounds done; a loop whose round was refused runs it for real. */
   #settleSlept(rounds: readonly SleptRound[], charged: number, blocked: Set<Loop>): void {
     for (let i = 0; i < rounds.length; i++) {
@@ -397,11 +411,20 @@ export class Reconciler {
         uid += rounds * ENDPOINTS[e].uidWeight;
       }
     };
+    // A sleeping loop keeps its pace or slows down (its orders cannot change while it sleeps): its
+    // quickest is the pace at its next round or now, whichever is earlier (rounds still to charge
+    // included). Any other loop may poll at its quickest.
+    const now = this.#d.clock.now();
+    const paceOf = (loop: Loop): number => {
+      const d = this.#dormant.get(loop);
+      return d === undefined
+        ? this.#quickestMs(loop)
+        : Math.max(1, this.#intervalAt(loop, d.statuses, Math.min(d.due, now)));
+    };
     for (const loop of ['fills', 'history'] as const) {
       const last = this.#lastReal.get(loop);
       if (last === undefined) return undefined;
-      const i = cfg[loop].intervals;
-      add(Math.min(i.fastMs, i.normalMs, i.idleMs), last.reads);
+      add(paceOf(loop), last.reads);
     }
     if (cfg.plans !== undefined) {
       const w = cfg.plans.window;

@@ -4,8 +4,10 @@
 // replaced. Its test (the .test.ts file next to it) runs it through the real engine in virtual time.
 //
 // What to keep when you change it:
-// - prices and sizes relative to the market (bps of the mid, a quote notional), rounded with
-//   ctx.roundPrice / ctx.roundSize, never hard-coded levels and never floats;
+// - prices and sizes relative to the market (bps of the mid, a quote notional). Signals may be
+//   floats (t.bid, t.ask, t.price are numbers); whatever becomes an order goes through
+//   ctx.roundPrice / ctx.roundSize (or ctx.place), which snap it to the tick and step exactly;
+//   money you count (entry prices, positions) stays exact (Dec);
 // - decisions from the exchange's truth (ctx.position, ctx.openOrders), not from what you sent;
 // - a bounded number of orders: here at most one entry or one exit at a time.
 import { dec, defineStrategy, symbolId, z, type Intent } from '../../src/strategy/index.ts';
@@ -51,7 +53,8 @@ export default defineStrategy({
       onTicker: (t): Intent[] | undefined => {
         const open = ctx.openOrders(symbol);
         const pos = ctx.position(symbol);
-        const mid = t.bestBid.plus(t.bestAsk).div(2);
+        // A signal: floats are fine here. Snapped exactly below, before it becomes an order.
+        const mid = (t.bid + t.ask) / 2;
 
         if (pos.long.gt(0)) {
           // In a position: exactly one take-profit exit. A plain limit (not post-only): if the
@@ -74,13 +77,13 @@ export default defineStrategy({
         }
         if (open.length > 0) return; // an exit or a cancel is still on its way
 
-        const size = ctx.roundSize(symbol, p.notional.div(mid), 'down');
+        const size = ctx.roundSize(symbol, Number(p.notional) / mid, 'down');
         if (size.lt(minSize)) {
           ctx.log.warn({ notional: p.notional.toFixed() }, 'notional below the minimum size');
           return;
         }
         // Post-only never takes liquidity; keep it at least one tick below the best ask.
-        const target = ctx.roundPrice(symbol, mid.times(p.entryOffsetBps.neg().plus(BPS)).div(BPS), 'down');
+        const target = ctx.roundPrice(symbol, mid * (1 - Number(p.entryOffsetBps) / BPS), 'down');
         const maxBid = t.bestAsk.minus(priceTick);
         const price = target.gt(maxBid) ? maxBid : target;
         return [ctx.place({ symbol, side: 'open_long', size, price, orderType: 'postOnly', tag: 'entry' })];

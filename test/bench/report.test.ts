@@ -104,11 +104,19 @@ describe('BENCHMARKS.md table', () => {
     const table = renderTable(
       results({
         errors: {},
-        replay: { tickersPerSecond: 123_456.7, ratioToBareParse: 0.81234, peakRssRatio4x: 1.04 },
+        replay: {
+          tickersPerSecond: 123_456.7,
+          ratioToBareParse: 0.2,
+          marginalRatioToBareParse: 0.81234,
+          peakRssRatio4x: 1.04,
+        },
       }),
     );
-    expect(table).toContain('| Replay throughput | 123,457 tickers/s | — | — |');
-    expect(table).toContain('| Replay ÷ bare `JSON.parse` | 0.812 | ≥ 0.5 (aim 0.8) | pass |');
+    expect(table).toContain('| Replay throughput (1-minute bars, sma-cross) | 123,457 tickers/s | — | — |');
+    expect(table).toContain(
+      '| Replay ÷ bare `JSON.parse`, marginal: 1-minute bars (month), sma-cross | 0.812 | ≥ 0.5 (aim 0.8) | pass |',
+    );
+    expect(table).toContain('| Peak RSS, 4× recording ÷ 1× | 1.04 | ≤ 1.1 | pass |');
   });
 
   it('replaces only what lies between the markers', () => {

@@ -9,12 +9,14 @@
 // have been charged. What cannot happen is a refusal: a read is deferred only when the window it
 // falls in provably has room for it, whatever else is charged there:
 //
-//   used at the last charge + slept rounds' bound + deferred reads in the window + this read ≤ limit
+//   requests charged before, still in the window + slept rounds' bound + deferred reads in the
+//   window + this read ≤ limit
 //
 // for the IP and the UID pools, with the tighter of the budget's and the simulator's limits, over the
-// longer of their windows. `used` only shrinks as time passes (entries expire), the rounds' bound is
-// their most per window (Reconciler.skippedWeightBound), and the deferred reads are counted exactly:
-// so the check can only be pessimistic. When it fails, the poll charges its read at once as before
+// longer of their windows. The requests charged before are the budget's window at the last charge
+// (the simulator's holds no more), each leaving it as time passes; the rounds' bound is their most
+// per window (Reconciler.skippedWeightBound); the deferred reads are counted exactly: so the check
+// can only be pessimistic. When it fails, the poll charges its read at once as before
 // (after the deferred ones: time order holds).
 import { ENDPOINTS, type UnsentReads } from '../../core/endpoints.ts';
 
@@ -26,8 +28,8 @@ export interface PoolWeights {
 
 /** What the check needs at the last charge (recomputed after every charge). */
 export interface DeferralRoom {
-  /** Weight in the windows right after the last charge (an upper bound of what is left of it later). */
-  readonly used: PoolWeights;
+  /** The requests in the windows right after the last charge: time, IP weight, UID weight, oldest first. */
+  readonly window: readonly (readonly [number, number, number])[];
   /** The tighter of the budget's effective limits and the simulator's. */
   readonly limit: PoolWeights;
   /** Most weight the skipped rounds can take in one window (undefined: not known, never defer). */
@@ -44,6 +46,9 @@ export class DeferredReads {
   #times: number[] = [];
   #head = 0;
   #room: DeferralRoom | undefined;
+  /** The room's window entries still live at the last check: from `#live`, summing to `#used`. */
+  #live = 0;
+  #used: [number, number] = [0, 0];
   readonly #spanMs: number;
   readonly #measure: () => DeferralRoom;
 
@@ -62,19 +67,38 @@ export class DeferredReads {
 
   /** Defers a tickers read at `t` (≥ every earlier one) when no window can refuse it; false otherwise. */
   tryDefer(t: number): boolean {
-    const room = (this.#room ??= this.#measure());
+    let room = this.#room;
+    if (room === undefined) {
+      room = this.#room = this.#measure();
+      this.#live = 0;
+      this.#used = [0, 0];
+      for (const [, ip, uid] of room.window) {
+        this.#used[0] += ip;
+        this.#used[1] += uid;
+      }
+    }
     if (!room.steady || room.rounds === undefined) {
       this.#room = undefined; // a backing-off budget recovers with time: look again next poll
       return false;
     }
+    // The requests charged before the room was measured, less those that left the window by t.
+    for (
+      let e = room.window[this.#live];
+      e !== undefined && e[0] <= t - this.#spanMs;
+      e = room.window[++this.#live]
+    ) {
+      this.#used[0] -= e[1];
+      this.#used[1] -= e[2];
+    }
+    const [usedIp, usedUid] = this.#used;
     const times = this.#times;
     let head = this.#head;
     while (head < times.length && (times[head] as number) <= t - this.#spanMs) head++;
     this.#head = head;
     const reads = times.length - head + 1;
     if (
-      room.used.ip + room.rounds.ip + reads * TICKERS.ipWeight > room.limit.ip ||
-      room.used.uid + room.rounds.uid + reads * TICKERS.uidWeight > room.limit.uid
+      usedIp + room.rounds.ip + reads * TICKERS.ipWeight > room.limit.ip ||
+      usedUid + room.rounds.uid + reads * TICKERS.uidWeight > room.limit.uid
     ) {
       return false;
     }

@@ -206,7 +206,7 @@ export class Session {
     const u = this.engine.executor.budgetUsage();
     const venue = this.sim.venue.limiter.limits;
     return {
-      used: { ip: u.ip.used, uid: u.uid.used },
+      window: this.engine.executor.budgetWindow(),
       limit: {
         ip: Math.min(u.ip.limit, venue.ipWeightPerWindow),
         uid: Math.min(u.uid.limit, venue.uidWeightPerWindow),
@@ -224,10 +224,11 @@ export class Session {
   #chargeBulk(b: BulkCharges): boolean {
     const room = this.#deferralRoom();
     const tickers = ENDPOINTS.tickers;
+    const u = this.engine.executor.budgetUsage();
     if (
       !room.steady ||
-      room.used.ip + b.roundsBound.ip + b.deferredPerSpan * tickers.ipWeight > room.limit.ip ||
-      room.used.uid + b.roundsBound.uid + b.deferredPerSpan * tickers.uidWeight > room.limit.uid
+      u.ip.used + b.roundsBound.ip + b.deferredPerSpan * tickers.ipWeight > room.limit.ip ||
+      u.uid.used + b.roundsBound.uid + b.deferredPerSpan * tickers.uidWeight > room.limit.uid
     ) {
       return false;
     }

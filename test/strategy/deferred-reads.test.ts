@@ -1,0 +1,58 @@
+// DeferredReads defers a quiet poll's tickers read only when no weight window can refuse it.
+import { describe, expect, it } from 'vitest';
+import { ENDPOINTS } from '../../src/core/endpoints.ts';
+import { DeferredReads, type DeferralRoom } from '../../src/strategy/testing/deferred-reads.ts';
+
+const W = ENDPOINTS.tickers.ipWeight;
+const room = (over: Partial<DeferralRoom> = {}): DeferralRoom => ({
+  window: [],
+  limit: { ip: 10 * W, uid: 1000 },
+  rounds: { ip: 0, uid: 0 },
+  steady: true,
+  ...over,
+});
+
+describe('DeferredReads', () => {
+  it('defers reads while the window has room for all of them, and no more', () => {
+    const d = new DeferredReads(10_000, () => room());
+    for (let i = 0; i < 10; i++) expect(d.tryDefer(i * 1000)).toBe(true);
+    // An 11th read inside the same 10 s would exceed the limit of 10 reads.
+    expect(d.tryDefer(9_999)).toBe(false);
+    // Once the first read left the window, there is room again.
+    expect(d.tryDefer(10_000)).toBe(true);
+    expect(d.size).toBe(11);
+  });
+
+  it('counts what the windows held at the last charge until it expires, and the rounds bound', () => {
+    const d = new DeferredReads(10_000, () =>
+      room({ window: [[0, 5 * W, 0]], rounds: { ip: 2 * W, uid: 0 } }),
+    );
+    expect(d.tryDefer(1_000)).toBe(true); // 5 + 2 + 1 ≤ 10
+    expect(d.tryDefer(2_000)).toBe(true); // 5 + 2 + 2
+    expect(d.tryDefer(3_000)).toBe(true); // 5 + 2 + 3
+    expect(d.tryDefer(4_000)).toBe(false); // 5 + 2 + 4 > 10
+    expect(d.tryDefer(10_000)).toBe(true); // the 5 left the window at 10 s: 2 + 4
+  });
+
+  it('hands every deferred read over in order, and measures the room again after', () => {
+    let measured = 0;
+    const d = new DeferredReads(10_000, () => {
+      measured++;
+      return room();
+    });
+    d.tryDefer(5);
+    d.tryDefer(7);
+    expect(d.take()).toEqual([
+      { at: 5, endpoints: ['tickers'] },
+      { at: 7, endpoints: ['tickers'] },
+    ]);
+    expect(d.take()).toEqual([]);
+    d.tryDefer(9);
+    expect(measured).toBe(2);
+  });
+
+  it('never defers while the budget backs off, or while the rounds are not known', () => {
+    expect(new DeferredReads(10_000, () => room({ steady: false })).tryDefer(0)).toBe(false);
+    expect(new DeferredReads(10_000, () => room({ rounds: undefined })).tryDefer(0)).toBe(false);
+  });
+});
