@@ -131,6 +131,8 @@ export class MatchingCore {
 
   #now = 0;
   readonly #orders = new Map<string, SimOrder>();
+  /** Order ids in creation order: non-decreasing create time, then increasing id (newestOrders). */
+  readonly #created: string[] = [];
   readonly #revisions = new Map<string, SimOrder[]>();
   readonly #byClientOid = new Map<string, string>();
   /** Active (pending/open/canceling) order ids per symbol. */
@@ -215,6 +217,22 @@ export class MatchingCore {
   orderByClientOid(clientOid: string): SimOrder | undefined {
     const id = this.#byClientOid.get(clientOid);
     return id === undefined ? undefined : this.#orders.get(id);
+  }
+
+  /**
+   * The newest orders first (create time, then id, descending), those of `symbol` (all when
+   * undefined) created at or after `since`, at most `limit`: what sorting every order would give,
+   * walking back from the newest only as far as the page reaches (orders are created in time order).
+   */
+  newestOrders(symbol: string | undefined, since: number | undefined, limit: number): SimOrder[] {
+    const out: SimOrder[] = [];
+    for (let i = this.#created.length - 1; i >= 0 && out.length < limit; i--) {
+      const o = this.#orders.get(this.#created[i] as string);
+      if (o === undefined) continue;
+      if (since !== undefined && o.createTime < since) break;
+      if (symbol === undefined || o.symbol === symbol) out.push(o);
+    }
+    return out;
   }
 
   /** Every order as it stood at time `t` (orders created later are absent): stale history views. */
@@ -572,6 +590,7 @@ export class MatchingCore {
   /** Stores a revision; `visible` false for internal flags that the wire never shows. */
   #save(o: SimOrder, visible = true): SimOrder {
     this.#version++;
+    if (!this.#orders.has(o.orderId)) this.#created.push(o.orderId);
     this.#orders.set(o.orderId, o);
     if (visible) {
       const revs = this.#revisions.get(o.orderId);

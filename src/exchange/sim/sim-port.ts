@@ -12,7 +12,12 @@ import {
   type EndpointId,
   type UnsentReads,
 } from '../../core/endpoints.ts';
-import { ExchangeError, InvariantViolation, OutcomeUnknownError, RateLimitedError } from '../../core/errors.ts';
+import {
+  ExchangeError,
+  InvariantViolation,
+  OutcomeUnknownError,
+  RateLimitedError,
+} from '../../core/errors.ts';
 import { orderId as toOrderId, type SymbolId } from '../../core/ids.ts';
 import type { ContractSpec, RecordedPoll, Ticker, WireTicker } from '../../core/market.ts';
 import type { CancelOutcome, FillPage, OrderReport, PlaceOutcome, PlanPage } from '../../core/reports.ts';
