@@ -28,7 +28,7 @@ import type { WeightLimits } from '../../exchange/sim/weights.ts';
 import type { Reconciler } from '../../reconcile/pollers.ts';
 import { engineOptions, reconcilerConfig } from '../../runner/options.ts';
 import { createSession } from '../../runner/session.ts';
-import { SqliteStore } from '../../store/sqlite-store.ts';
+import { MemoryStore } from '../../store/memory-store.ts';
 import { DEFAULT_BUDGET_CONFIG } from '../../execution/budget.ts';
 import { DeferredReads, type DeferralRoom } from './deferred-reads.ts';
 
@@ -102,7 +102,8 @@ const DEFER_PASS = 512;
 export class Session {
   readonly vt: VirtualTime;
   readonly sim: SimPort;
-  readonly store: SqliteStore;
+  /** In memory, with the SQLite store's semantics (src/store/memory-store.ts). */
+  readonly store: MemoryStore;
   readonly engine: Engine;
   readonly reconciler: Reconciler;
   readonly config: Config;
@@ -147,7 +148,7 @@ export class Session {
       seed: o.seed ?? 1,
     });
     this.specs = new Map([...named].sort().map((sym) => [symbolId(sym), contracts.spec(sym)]));
-    this.store = new SqliteStore({ path: ':memory:', lease: false, now: () => this.vt.now() });
+    this.store = new MemoryStore();
     this.prefix = this.config.orders.clientOidPrefix;
     this.startingEquity = dec(paper.startingBalance);
     const deferred =

@@ -1,0 +1,349 @@
+// The backtest's store: the OrderStore port in memory, with the SQLite store's semantics (the same
+// orderings, the same refusals, transactions that roll back as a whole) and an index behind every
+// query a round makes, so no query reads every order of the run. A backtest needs no durability (its
+// record is the report) and was spending a tenth of its time in SQLite (issue #24).
+//
+// Orderings, as the SQLite queries give them: orders by (created_at, client_oid); fills by
+// (created_at, insertion); plan orders by (created_at, order_id). The intent journal is counted, not
+// kept: nothing reads it back in a backtest, and it would grow with every intent.
+import { StoreError } from '../core/errors.ts';
+import type { ClientOid, OrderId, StrategyId, SymbolId, TradeId } from '../core/ids.ts';
+import { isTerminal, type Order } from '../core/orders.ts';
+import type { PlanReport } from '../core/reports.ts';
+import type { JournalEntry, OrderStore, StoredFill, StoredPlanOrder } from './port.ts';
+
+const byCreation = (a: Order, b: Order): number =>
+  a.createdAt - b.createdAt || (a.clientOid < b.clientOid ? -1 : a.clientOid > b.clientOid ? 1 : 0);
+
+/** First index in `xs` (ascending by `key`) whose key is ≥ `value`. */
+function lowerBound<T>(xs: readonly T[], value: number, key: (x: T) => number): number {
+  let lo = 0;
+  let hi = xs.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (key(xs[mid] as T) < value) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** Inserts keeping `xs` ascending by `key`, after equal keys: O(1) when it goes last, as most do. */
+function insertSorted<T>(xs: T[], x: T, key: (x: T) => number): void {
+  const k = key(x);
+  const last = xs[xs.length - 1];
+  if (last === undefined || key(last) <= k) {
+    xs.push(x);
+    return;
+  }
+  let lo = 0;
+  let hi = xs.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (key(xs[mid] as T) <= k) lo = mid + 1;
+    else hi = mid;
+  }
+  xs.splice(lo, 0, x);
+}
+
+/** Removes `x` from `xs` (the last occurrence), if there. */
+function remove<T>(xs: T[], x: T): void {
+  const i = xs.lastIndexOf(x);
+  if (i >= 0) xs.splice(i, 1);
+}
+
+interface TerminalMark {
+  readonly updatedAt: number;
+  readonly clientOid: ClientOid;
+}
+
+export class MemoryStore implements OrderStore {
+  readonly #orders = new Map<ClientOid, Order>();
+  readonly #open = new Map<ClientOid, Order>();
+  /** Terminal orders by the time of their terminal write (a later write adds a newer mark). */
+  readonly #terminal: TerminalMark[] = [];
+  readonly #byOrderId = new Map<OrderId, ClientOid>();
+  /** Per symbol: the orders by creation time (countOrdersSince). */
+  readonly #bySymbol = new Map<SymbolId, Order[]>();
+  readonly #fills = new Map<TradeId, StoredFill>();
+  readonly #fillList: StoredFill[] = [];
+  readonly #fillsByOrder = new Map<OrderId, StoredFill[]>();
+  readonly #unattributed = new Set<TradeId>();
+  readonly #meta = new Map<string, string>();
+  readonly #sequences = new Map<StrategyId, number>();
+  readonly #plans = new Map<string, StoredPlanOrder>();
+  /** Undo steps of the transactions in progress; `#marks` holds where each nested one began. */
+  readonly #undo: (() => void)[] = [];
+  readonly #marks: number[] = [];
+  #journalLines = 0;
+  #closed = false;
+
+  /** Intent journal lines written (they are counted, not kept). */
+  get journalLines(): number {
+    return this.#journalLines;
+  }
+
+  #writable(): void {
+    if (this.#closed) throw new StoreError('store :memory: is closed');
+  }
+
+  /** Records how to undo a write, when inside a transaction. */
+  #onUndo(step: () => void): void {
+    if (this.#marks.length > 0) this.#undo.push(step);
+  }
+
+  nextSequence(strategy: StrategyId): number {
+    this.#writable();
+    const before = this.#sequences.get(strategy);
+    const next = (before ?? 0) + 1;
+    this.#sequences.set(strategy, next);
+    this.#onUndo(() =>
+      before === undefined ? this.#sequences.delete(strategy) : this.#sequences.set(strategy, before),
+    );
+    return next;
+  }
+
+  bumpSequence(strategy: StrategyId, atLeast: number): void {
+    this.#writable();
+    if (!Number.isSafeInteger(atLeast) || atLeast < 0) {
+      throw new StoreError(`bad sequence ${atLeast} for strategy ${strategy}`);
+    }
+    const before = this.#sequences.get(strategy);
+    this.#sequences.set(strategy, Math.max(before ?? 0, atLeast));
+    this.#onUndo(() =>
+      before === undefined ? this.#sequences.delete(strategy) : this.#sequences.set(strategy, before),
+    );
+  }
+
+  insertOrder(order: Order): void {
+    this.#writable();
+    if (this.#orders.has(order.clientOid)) {
+      throw new StoreError(
+        `order ${order.clientOid} already exists in the store (a client_oid is never reused)`,
+      );
+    }
+    const bySymbol = this.#bySymbol.get(order.symbol) ?? [];
+    this.#bySymbol.set(order.symbol, bySymbol);
+    insertSorted(bySymbol, order, (o) => o.createdAt);
+    const idBefore = order.orderId !== undefined ? this.#byOrderId.get(order.orderId) : undefined;
+    const mark = this.#put(order);
+    this.#onUndo(() => {
+      this.#orders.delete(order.clientOid);
+      this.#open.delete(order.clientOid);
+      if (mark !== undefined) remove(this.#terminal, mark);
+      if (order.orderId !== undefined) {
+        if (idBefore === undefined) this.#byOrderId.delete(order.orderId);
+        else this.#byOrderId.set(order.orderId, idBefore);
+      }
+      remove(bySymbol, order);
+    });
+  }
+
+  updateOrder(order: Order): void {
+    this.#writable();
+    const before = this.#orders.get(order.clientOid);
+    if (before === undefined)
+      throw new StoreError(`cannot update order ${order.clientOid}: not in the store`);
+    const list = this.#bySymbol.get(before.symbol);
+    const at = list?.indexOf(before) ?? -1;
+    // A stored order's symbol and creation time do not change: it keeps its place in the list.
+    if (list !== undefined && at >= 0) list[at] = order;
+    const idBefore = order.orderId !== undefined ? this.#byOrderId.get(order.orderId) : undefined;
+    const mark = this.#put(order);
+    this.#onUndo(() => {
+      if (list !== undefined && at >= 0) list[at] = before;
+      if (mark !== undefined) remove(this.#terminal, mark);
+      if (order.orderId !== undefined) {
+        if (idBefore === undefined) this.#byOrderId.delete(order.orderId);
+        else this.#byOrderId.set(order.orderId, idBefore);
+      }
+      this.#put(before, false);
+    });
+  }
+
+  /**
+   * Writes `order` into every index; a terminal write also gets a mark for ordersUpdatedSince (not
+   * when `mark` is false: an undo), which it returns.
+   */
+  #put(order: Order, mark = true): TerminalMark | undefined {
+    this.#orders.set(order.clientOid, order);
+    let written: TerminalMark | undefined;
+    if (isTerminal(order.status)) {
+      this.#open.delete(order.clientOid);
+      if (mark) {
+        written = { updatedAt: order.updatedAt, clientOid: order.clientOid };
+        insertSorted(this.#terminal, written, (m) => m.updatedAt);
+      }
+    } else {
+      this.#open.set(order.clientOid, order);
+    }
+    if (order.orderId !== undefined) {
+      const held = this.#byOrderId.get(order.orderId);
+      const other = held !== undefined && held !== order.clientOid ? this.#orders.get(held) : undefined;
+      // The earliest created order with the id, as `ORDER BY created_at LIMIT 1` picks.
+      if (other === undefined || byCreation(order, other) < 0)
+        this.#byOrderId.set(order.orderId, order.clientOid);
+    }
+    return written;
+  }
+
+  getOrder(clientOid: ClientOid): Order | undefined {
+    return this.#orders.get(clientOid);
+  }
+
+  getOrderByOrderId(orderId: OrderId): Order | undefined {
+    const oid = this.#byOrderId.get(orderId);
+    return oid === undefined ? undefined : this.#orders.get(oid);
+  }
+
+  openOrders(): readonly Order[] {
+    return [...this.#open.values()].sort(byCreation);
+  }
+
+  ordersUpdatedSince(since: number): readonly Order[] {
+    const out = new Map<ClientOid, Order>(this.#open);
+    for (let i = lowerBound(this.#terminal, since, (m) => m.updatedAt); i < this.#terminal.length; i++) {
+      const m = this.#terminal[i] as TerminalMark;
+      const o = this.#orders.get(m.clientOid);
+      if (o !== undefined && o.updatedAt >= since) out.set(o.clientOid, o);
+    }
+    return [...out.values()].sort(byCreation);
+  }
+
+  allOrders(): readonly Order[] {
+    return [...this.#orders.values()].sort(byCreation);
+  }
+
+  countOrdersSince(symbol: SymbolId, since: number): number {
+    const list = this.#bySymbol.get(symbol) ?? [];
+    let n = 0;
+    for (let i = lowerBound(list, since, (o) => o.createdAt); i < list.length; i++) {
+      if ((list[i] as Order).updatedAt >= since) n++;
+    }
+    return n;
+  }
+
+  recordFill(fill: StoredFill): boolean {
+    this.#writable();
+    if (this.#fills.has(fill.tradeId)) return false;
+    this.#fills.set(fill.tradeId, fill);
+    this.#fillList.push(fill);
+    const byOrder = this.#fillsByOrder.get(fill.orderId) ?? [];
+    this.#fillsByOrder.set(fill.orderId, byOrder);
+    byOrder.push(fill);
+    if (fill.clientOid === undefined) this.#unattributed.add(fill.tradeId);
+    this.#onUndo(() => {
+      this.#fills.delete(fill.tradeId);
+      this.#fillList.splice(this.#fillList.lastIndexOf(fill), 1);
+      byOrder.splice(byOrder.lastIndexOf(fill), 1);
+      this.#unattributed.delete(fill.tradeId);
+    });
+    return true;
+  }
+
+  hasFill(tradeId: TradeId): boolean {
+    return this.#fills.has(tradeId);
+  }
+
+  /** Fills by (created_at, insertion order). */
+  #sorted(fills: readonly StoredFill[]): StoredFill[] {
+    const current = fills.map((f) => this.#fills.get(f.tradeId) ?? f);
+    return current
+      .map((f, i) => ({ f, i }))
+      .sort((a, b) => a.f.createdTime - b.f.createdTime || a.i - b.i)
+      .map((x) => x.f);
+  }
+
+  allFills(): readonly StoredFill[] {
+    return this.#sorted(this.#fillList);
+  }
+
+  fillsForOrder(orderId: OrderId): readonly StoredFill[] {
+    return this.#sorted(this.#fillsByOrder.get(orderId) ?? []);
+  }
+
+  unattributedFills(since = 0): readonly StoredFill[] {
+    const out: StoredFill[] = [];
+    for (const f of this.#fillList) {
+      if (this.#unattributed.has(f.tradeId) && f.createdTime >= since) out.push(f);
+    }
+    return this.#sorted(out);
+  }
+
+  attributeFill(tradeId: TradeId, clientOid: ClientOid): boolean {
+    this.#writable();
+    const before = this.#fills.get(tradeId);
+    if (before === undefined || before.clientOid !== undefined) return false;
+    this.#fills.set(tradeId, { ...before, clientOid });
+    this.#unattributed.delete(tradeId);
+    this.#onUndo(() => {
+      this.#fills.set(tradeId, before);
+      this.#unattributed.add(tradeId);
+    });
+    return true;
+  }
+
+  appendJournal(_entry: JournalEntry): void {
+    this.#writable();
+    this.#journalLines++;
+    this.#onUndo(() => this.#journalLines--);
+  }
+
+  getMeta(key: string): string | undefined {
+    return this.#meta.get(key);
+  }
+
+  setMeta(key: string, value: string): void {
+    this.#writable();
+    const before = this.#meta.get(key);
+    this.#meta.set(key, value);
+    this.#onUndo(() => (before === undefined ? this.#meta.delete(key) : this.#meta.set(key, before)));
+  }
+
+  recordPlanOrder(report: PlanReport, seenAt: number): void {
+    this.#writable();
+    const before = this.#plans.get(report.orderId);
+    // As the SQL upsert: symbol, type, order type, creation and first sighting stay as first seen.
+    this.#plans.set(report.orderId, {
+      ...report,
+      ...(before !== undefined
+        ? {
+            symbol: before.symbol,
+            type: before.type,
+            orderType: before.orderType,
+            createTime: before.createTime,
+          }
+        : {}),
+      firstSeenAt: before?.firstSeenAt ?? seenAt,
+      lastSeenAt: seenAt,
+    });
+    this.#onUndo(() =>
+      before === undefined ? this.#plans.delete(report.orderId) : this.#plans.set(report.orderId, before),
+    );
+  }
+
+  planOrders(): readonly StoredPlanOrder[] {
+    return [...this.#plans.values()].sort(
+      (a, b) => a.createTime - b.createTime || (a.orderId < b.orderId ? -1 : a.orderId > b.orderId ? 1 : 0),
+    );
+  }
+
+  /** Runs `fn` as one transaction: a throw undoes every write it made (nested ones too), then rethrows. */
+  transaction<T>(fn: () => T): T {
+    this.#writable();
+    this.#marks.push(this.#undo.length);
+    try {
+      const out = fn();
+      this.#marks.pop();
+      if (this.#marks.length === 0) this.#undo.length = 0;
+      return out;
+    } catch (e) {
+      const mark = this.#marks.pop() ?? 0;
+      while (this.#undo.length > mark) this.#undo.pop()?.();
+      throw e;
+    }
+  }
+
+  close(): void {
+    this.#closed = true;
+  }
+}

@@ -1,0 +1,192 @@
+// The backtest's MemoryStore answers every query as the SQLite store does, after any sequence of
+// writes (transactions that throw included): the two are driven side by side (property).
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { dec } from '../../src/core/decimal.ts';
+import { StoreError } from '../../src/core/errors.ts';
+import { clientOid, orderId, strategyId, symbolId, tradeId } from '../../src/core/ids.ts';
+import { ORDER_STATUSES, type Order } from '../../src/core/orders.ts';
+import { MemoryStore } from '../../src/store/memory-store.ts';
+import type { OrderStore, StoredFill } from '../../src/store/port.ts';
+import { SqliteStore } from '../../src/store/sqlite-store.ts';
+
+const S = strategyId('grid');
+const SYMS = [symbolId('cmt_btcusdt'), symbolId('cmt_ethusdt')];
+
+type Op =
+  | { kind: 'insert'; n: number; at: number; sym: number; withId: boolean }
+  | { kind: 'update'; n: number; at: number; status: number; withId: boolean }
+  | { kind: 'fill'; t: number; n: number; at: number; attributed: boolean }
+  | { kind: 'attribute'; t: number; n: number }
+  | { kind: 'meta'; key: number; value: string }
+  | { kind: 'seq' }
+  | { kind: 'tx'; ops: Op[]; fail: boolean };
+
+const leaf: fc.Arbitrary<Op> = fc.oneof(
+  fc.record({
+    kind: fc.constant('insert' as const),
+    n: fc.integer({ min: 0, max: 8 }),
+    at: fc.integer({ min: 0, max: 50 }),
+    sym: fc.integer({ min: 0, max: 1 }),
+    withId: fc.boolean(),
+  }),
+  fc.record({
+    kind: fc.constant('update' as const),
+    n: fc.integer({ min: 0, max: 8 }),
+    at: fc.integer({ min: 0, max: 80 }),
+    status: fc.integer({ min: 0, max: ORDER_STATUSES.length - 1 }),
+    withId: fc.boolean(),
+  }),
+  fc.record({
+    kind: fc.constant('fill' as const),
+    t: fc.integer({ min: 0, max: 12 }),
+    n: fc.integer({ min: 0, max: 8 }),
+    at: fc.integer({ min: 0, max: 50 }),
+    attributed: fc.boolean(),
+  }),
+  fc.record({
+    kind: fc.constant('attribute' as const),
+    t: fc.integer({ min: 0, max: 12 }),
+    n: fc.integer({ min: 0, max: 8 }),
+  }),
+  fc.record({
+    kind: fc.constant('meta' as const),
+    key: fc.integer({ min: 0, max: 2 }),
+    value: fc.string({ maxLength: 4 }),
+  }),
+  fc.constant({ kind: 'seq' as const }),
+);
+const op: fc.Arbitrary<Op> = fc.oneof(
+  { weight: 6, arbitrary: leaf },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('tx' as const),
+      ops: fc.array(leaf, { maxLength: 5 }),
+      fail: fc.boolean(),
+    }),
+  },
+);
+
+const oid = (n: number) => clientOid(`cb-grid-${n}`);
+const exchangeId = (n: number) => orderId(String(900_000_000_000_000_000n + BigInt(n % 4)));
+
+function order(n: number, at: number, sym: number, withId: boolean): Order {
+  return {
+    clientOid: oid(n),
+    strategy: S,
+    symbol: SYMS[sym] ?? SYMS[0]!,
+    side: 'open_long',
+    orderType: 'normal',
+    price: dec('100.5'),
+    size: dec('0.01'),
+    status: 'created',
+    filledQty: dec('0'),
+    createdAt: at,
+    updatedAt: at,
+    ...(withId ? { orderId: exchangeId(n) } : {}),
+  };
+}
+
+function apply(s: OrderStore, o: Op): void {
+  switch (o.kind) {
+    case 'insert':
+      s.insertOrder(order(o.n, o.at, o.sym, o.withId));
+      return;
+    case 'update': {
+      const before = s.getOrder(oid(o.n));
+      if (before === undefined) throw new StoreError('not in the store');
+      s.updateOrder({
+        ...before,
+        status: ORDER_STATUSES[o.status] ?? 'open',
+        updatedAt: o.at,
+        ...(o.withId ? { orderId: exchangeId(o.n) } : {}),
+      });
+      return;
+    }
+    case 'fill': {
+      const f: StoredFill = {
+        tradeId: tradeId(`t${o.t}`),
+        orderId: exchangeId(o.n),
+        symbol: SYMS[0]!,
+        positionSide: 'LONG',
+        orderSide: 'BUY',
+        direction: 'OPEN_LONG',
+        size: dec('0.01'),
+        value: dec('1.005'),
+        fee: dec('0.0001'),
+        realizedPnl: dec('0'),
+        createdTime: o.at,
+        ...(o.attributed ? { clientOid: oid(o.n) } : {}),
+      };
+      s.recordFill(f);
+      return;
+    }
+    case 'attribute':
+      s.attributeFill?.(tradeId(`t${o.t}`), oid(o.n));
+      return;
+    case 'meta':
+      s.setMeta(`k${o.key}`, o.value);
+      return;
+    case 'seq':
+      s.nextSequence(S);
+      return;
+    case 'tx':
+      s.transaction(() => {
+        for (const inner of o.ops) apply(s, inner);
+        if (o.fail) throw new Error('rolled back');
+      });
+  }
+}
+
+/** Applies `o`; the outcome is the error's kind (the stores must agree on what they refuse). */
+function outcome(s: OrderStore, o: Op): string {
+  try {
+    apply(s, o);
+    return 'ok';
+  } catch (e) {
+    return e instanceof StoreError ? 'StoreError' : 'Error';
+  }
+}
+
+const plain = (v: unknown): unknown => JSON.parse(JSON.stringify(v));
+
+function picture(s: OrderStore, at: number) {
+  return plain({
+    all: s.allOrders(),
+    open: s.openOrders(),
+    since: s.ordersUpdatedSince?.(at),
+    count: SYMS.map((sym) => s.countOrdersSince?.(sym, at)),
+    byId: [0, 1, 2, 3].map((n) => s.getOrderByOrderId(exchangeId(n))?.clientOid ?? null),
+    fills: s.allFills(),
+    forOrder: s.fillsForOrder?.(exchangeId(1)),
+    unattributed: s.unattributedFills?.(at),
+    meta: [0, 1, 2].map((k) => s.getMeta(`k${k}`) ?? null),
+    has: [0, 5, 12].map((t) => s.hasFill(tradeId(`t${t}`))),
+  });
+}
+
+describe('MemoryStore', () => {
+  it('answers every query as the SQLite store does, after any writes (property)', () => {
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 30 }), fc.integer({ min: 0, max: 60 }), (ops, at) => {
+        const sql = new SqliteStore({ path: ':memory:', lease: false });
+        const mem = new MemoryStore();
+        try {
+          for (const o of ops) expect(outcome(mem, o)).toBe(outcome(sql, o));
+          expect(picture(mem, at)).toEqual(picture(sql, at));
+          expect(mem.nextSequence(S)).toBe(sql.nextSequence(S));
+        } finally {
+          sql.close();
+        }
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('refuses writes once closed', () => {
+    const s = new MemoryStore();
+    s.close();
+    expect(() => s.setMeta('k', 'v')).toThrow(StoreError);
+  });
+});
