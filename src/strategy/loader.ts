@@ -1,11 +1,16 @@
-// Loads a strategy plugin from a `.ts` file at run time, with no build step: tsx's `tsImport`
-// compiles it on the fly, both under bin/capibot.js and inside vitest. The module's default export
-// must be a defineStrategy result of a supported API version.
+// Loads a strategy plugin from a `.ts` file at run time, with no build step: tsx compiles it on the
+// fly. The TypeScript loader is registered here, on the first `.ts` strategy, never before (a
+// `.js`/`.mjs` plugin needs none). Two ways, after where this module runs from:
+//  - compiled (dist/, bin/capibot.js): tsx is registered for the process, and compiled-hooks.ts sends
+//    the strategy's imports of src/ files to dist/, so it shares the running framework's modules;
+//  - from source (vitest, CAPIBOT_FROM_SOURCE=1): tsx's `tsImport`, as before.
+// The module's default export must be a defineStrategy result of a supported API version.
 import { existsSync } from 'node:fs';
+import { register } from 'node:module';
 import { isAbsolute, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { tsImport } from 'tsx/esm/api';
 import { ConfigError } from '../core/errors.ts';
+import type { CompiledHooksData } from './compiled-hooks.ts';
 import { isStrategyDefinition, STRATEGY_API_VERSION, type StrategyDefinition } from './define.ts';
 
 export interface LoadedStrategy {
@@ -55,6 +60,36 @@ function loadFailure(e: unknown): string {
   return where !== undefined ? `${first} ${where}` : first;
 }
 
+/** True when this module is the compiled one (dist/strategy/loader.js). */
+const COMPILED = import.meta.url.endsWith('.js');
+
+let compiledTs: Promise<void> | undefined;
+
+/** Registers tsx, then the src → dist resolve hook (registered last, so it runs first). Once. */
+function enableCompiledTypeScript(): Promise<void> {
+  compiledTs ??= (async () => {
+    const tsx = await import('tsx/esm/api');
+    tsx.register();
+    const data: CompiledHooksData = {
+      srcUrl: new URL('../../src/', import.meta.url).href,
+      distUrl: new URL('../', import.meta.url).href,
+    };
+    register('./compiled-hooks.js', import.meta.url, { data });
+  })();
+  return compiledTs;
+}
+
+async function importModule(file: string): Promise<unknown> {
+  const url = pathToFileURL(file).href;
+  if (!/\.[cm]?ts$/.test(file)) return import(url);
+  if (COMPILED) {
+    await enableCompiledTypeScript();
+    return import(url);
+  }
+  const { tsImport } = await import('tsx/esm/api');
+  return tsImport(url, import.meta.url);
+}
+
 /**
  * Imports `path` (relative paths resolve against `baseDir`, default the working directory).
  * Compile and import errors become ConfigError naming the file.
@@ -64,7 +99,7 @@ export async function loadStrategy(path: string, baseDir: string = process.cwd()
   if (!existsSync(file)) throw new ConfigError('strategy file not found', file);
   let mod: unknown;
   try {
-    mod = await tsImport(pathToFileURL(file).href, import.meta.url);
+    mod = await importModule(file);
   } catch (e) {
     throw new ConfigError(`cannot load the strategy module: ${loadFailure(e)}`, file);
   }
