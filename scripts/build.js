@@ -8,7 +8,16 @@
 // mtime changes) or an older file put back (the newest mtime differs) makes it stale.
 //
 // This file is plain JavaScript on purpose: it runs before anything is compiled.
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, copyFileSync } from 'node:fs';
+import {
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  copyFileSync,
+} from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 

@@ -18,7 +18,8 @@ export const COMMANDS: readonly CommandEntry[] = [
   {
     name: 'backtest',
     term: 'backtest [options]',
-    summary: 'Replay a recording through the engine in virtual time; write report.json, report.html, fills.csv',
+    summary:
+      'Replay a recording through the engine in virtual time; write report.json, report.html, fills.csv',
     load: async () => (await import('./backtest.ts')).registerBacktest,
   },
   {
