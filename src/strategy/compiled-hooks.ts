@@ -32,5 +32,9 @@ export function compiledTwin(url: string, d: CompiledHooksData): string | undefi
 export const resolve: ResolveHook = async (specifier, context, nextResolve) => {
   const resolved = await nextResolve(specifier, context);
   const twin = data === undefined ? undefined : compiledTwin(resolved.url, data);
-  return twin === undefined ? resolved : { url: twin, format: 'module', shortCircuit: true };
+  if (twin !== undefined) return { url: twin, format: 'module', shortCircuit: true };
+  // A strategy is an ES module (`export default defineStrategy(…)`), even in a folder without a
+  // package.json saying `"type": "module"`, where tsx would compile it as CommonJS.
+  if (/^file:.*\.ts(?:[?#]|$)/.test(resolved.url)) return { ...resolved, format: 'module' };
+  return resolved;
 };
