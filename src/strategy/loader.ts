@@ -1,16 +1,14 @@
-// Loads a strategy plugin from a `.ts` file at run time, with no build step: tsx compiles it on the
-// fly. The TypeScript loader is registered here, on the first `.ts` strategy, never before (a
-// `.js`/`.mjs` plugin needs none). Two ways, after where this module runs from:
-//  - compiled (dist/, bin/capibot.js): tsx is registered for the process, and compiled-hooks.ts sends
-//    the strategy's imports of src/ files to dist/, so it shares the running framework's modules;
-//  - from source (vitest, CAPIBOT_FROM_SOURCE=1): tsx's `tsImport`, as before.
+// Loads a strategy plugin from a `.ts` file at run time, with no build step by hand: it is compiled on
+// the fly, by a compiler imported on the first `.ts` strategy and never before (a `.js`/`.mjs` plugin
+// needs none). Two ways, after where this module runs from:
+//  - compiled (dist/, bin/capibot.js): compile-strategy.ts bundles the strategy with esbuild, its
+//    imports of src/ files pointing at dist/, so it shares the running framework's modules;
+//  - from source (vitest, CAPIBOT_FROM_SOURCE=1): tsx's `tsImport`.
 // The module's default export must be a defineStrategy result of a supported API version.
 import { existsSync } from 'node:fs';
-import { register } from 'node:module';
 import { isAbsolute, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ConfigError } from '../core/errors.ts';
-import type { CompiledHooksData } from './compiled-hooks.ts';
 import { isStrategyDefinition, STRATEGY_API_VERSION, type StrategyDefinition } from './define.ts';
 
 export interface LoadedStrategy {
@@ -63,28 +61,12 @@ function loadFailure(e: unknown): string {
 /** True when this module is the compiled one (dist/strategy/loader.js). */
 const COMPILED = import.meta.url.endsWith('.js');
 
-let compiledTs: Promise<void> | undefined;
-
-/** Registers tsx, then the src → dist resolve hook (registered last, so it runs first). Once. */
-function enableCompiledTypeScript(): Promise<void> {
-  compiledTs ??= (async () => {
-    const tsx = await import('tsx/esm/api');
-    tsx.register();
-    const data: CompiledHooksData = {
-      srcUrl: new URL('../../src/', import.meta.url).href,
-      distUrl: new URL('../', import.meta.url).href,
-    };
-    register('./compiled-hooks.js', import.meta.url, { data });
-  })();
-  return compiledTs;
-}
-
 async function importModule(file: string): Promise<unknown> {
   const url = pathToFileURL(file).href;
   if (!/\.[cm]?ts$/.test(file)) return import(url);
   if (COMPILED) {
-    await enableCompiledTypeScript();
-    return import(url);
+    const { importCompiledStrategy } = await import('./compile-strategy.ts');
+    return importCompiledStrategy(file);
   }
   const { tsImport } = await import('tsx/esm/api');
   return tsImport(url, import.meta.url);

@@ -127,4 +127,27 @@ describe('the compiled CLI', () => {
     );
     expect(r.code).toBe(2);
   });
+
+  it("reuses a strategy's cached bundle only while none of its files changed", async () => {
+    const dir = tempDir('capibot-strategy-cache-');
+    dirs.push(dir);
+    const api = join(REPO, 'src/strategy/index.ts');
+    writeFileSync(join(dir, 'helper.ts'), 'export const symbol: string = "cmt_btcusdt";\n');
+    writeFileSync(
+      join(dir, 'cached.ts'),
+      `import { defineStrategy, z } from ${JSON.stringify(api)};\nimport { symbol } from './helper.ts';\n` +
+        `export default defineStrategy({ name: 'cached', version: '1', params: z.strictObject({}), ` +
+        `symbols: () => [symbol], create: () => ({ onTicker: () => [] }) });\n`,
+    );
+    const config = join(dir, 'cached.yaml');
+    writeFileSync(config, `mode: paper\nstrategies:\n  - id: cached\n    file: ${join(dir, 'cached.ts')}\n`);
+    const validate = () => node([CLI, 'validate', '--config', config], REPO);
+    expect((await validate()).code).toBe(0);
+    expect((await validate()).code).toBe(0);
+    // The helper (not the strategy file itself) changes: the next load sees it.
+    writeFileSync(join(dir, 'helper.ts'), 'export const symbol: string = "";\n');
+    const changed = await validate();
+    expect(changed.stderr).toContain('bad symbol ""');
+    expect(changed.code).toBe(2);
+  });
 });
