@@ -9,6 +9,7 @@
 //
 // This file is plain JavaScript on purpose: it runs before anything is compiled.
 import {
+  existsSync,
   mkdirSync,
   readdirSync,
   readFileSync,
@@ -132,6 +133,11 @@ export async function build(root = ROOT, { clean = false } = {}) {
 }
 
 if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  // `npm ci` of the dependencies alone (deploy/Dockerfile's first stage) has no src/ to build yet.
+  if (!existsSync(join(ROOT, 'src'))) {
+    process.stderr.write('capibot: no src/ folder: nothing to build\n');
+    process.exit(0);
+  }
   const started = performance.now();
   const count = await build(ROOT, { clean: true });
   const ms = Math.round(performance.now() - started);

@@ -136,8 +136,14 @@ export async function importCompiledStrategy(
   if (code === undefined) throw new Error('esbuild produced no output');
   const hash = createHash('sha256').update(url).update(code).digest('hex').slice(0, 24);
   const out = join(cacheDir, `${hash}.mjs`);
-  mkdirSync(cacheDir, { recursive: true });
-  if (!existsSync(out)) atomicWrite(out, code);
-  atomicWrite(manifestPath, JSON.stringify({ bundle: out, inputs } satisfies Manifest));
+  try {
+    mkdirSync(cacheDir, { recursive: true });
+    if (!existsSync(out)) atomicWrite(out, code);
+    atomicWrite(manifestPath, JSON.stringify({ bundle: out, inputs } satisfies Manifest));
+  } catch {
+    // No writable temporary folder: the bundle imports as well from a data: URL (every import in
+    // it is absolute), only uncached.
+    return import(`data:text/javascript;base64,${Buffer.from(code).toString('base64')}`);
+  }
   return import(pathToFileURL(out).href);
 }
