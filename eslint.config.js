@@ -10,7 +10,7 @@ const ambient = [
 ];
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'reports/', 'data/', 'coverage/', '.tmp/', 'var/', '**/*.js', '!eslint.config.js'] },
+  { ignores: ['node_modules/', 'dist/', 'reports/', 'data/', 'coverage/', '.tmp/', 'var/', '**/*.js', '!eslint.config.js'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

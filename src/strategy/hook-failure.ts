@@ -29,8 +29,11 @@ export class HookMisuse extends Error {
   }
 }
 
-/** capibot's own source folder: frames in it are the engine's, not the strategy's. */
-const SRC_DIR = fileURLToPath(new URL('..', import.meta.url));
+/**
+ * capibot's own folders: frames in them are the engine's, not the strategy's. Both src/ and its
+ * compiled twin dist/ (whose frames source maps may point back at src/).
+ */
+const OWN_DIRS = ['../../src/', '../../dist/'].map((d) => fileURLToPath(new URL(d, import.meta.url)));
 
 /**
  * `path:line:col` of a stack frame line (`at fn (PATH:L:C)` or `at PATH:L:C`; the path may hold
@@ -62,7 +65,7 @@ export function strategyOrigin(e: Error, cwd = process.cwd()): string | undefine
   for (const line of (e.stack ?? '').split('\n').slice(1)) {
     const loc = frameLocation(line);
     if (loc === undefined || !isAbsolute(loc.file)) continue;
-    if (loc.file.startsWith(SRC_DIR) || loc.file.includes(`${sep}node_modules${sep}`)) continue;
+    if (OWN_DIRS.some((d) => loc.file.startsWith(d)) || loc.file.includes(`${sep}node_modules${sep}`)) continue;
     const rel = relative(cwd, loc.file);
     return `${rel.startsWith('..') ? loc.file : rel}:${loc.at}`;
   }

@@ -1,10 +1,13 @@
-// Loads a strategy plugin from a `.ts` file at run time, with no build step: tsx's `tsImport`
-// compiles it on the fly, both under bin/capibot.js and inside vitest. The module's default export
-// must be a defineStrategy result of a supported API version.
+// Loads a strategy plugin from a `.ts` file at run time, with no build step by hand: it is compiled on
+// the fly, by a compiler imported on the first `.ts` strategy and never before (a `.js`/`.mjs` plugin
+// needs none). Two ways, after where this module runs from:
+//  - compiled (dist/, bin/capibot.js): compile-strategy.ts bundles the strategy with esbuild, its
+//    imports of src/ files pointing at dist/, so it shares the running framework's modules;
+//  - from source (vitest, CAPIBOT_FROM_SOURCE=1): tsx's `tsImport`.
+// The module's default export must be a defineStrategy result of a supported API version.
 import { existsSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { tsImport } from 'tsx/esm/api';
 import { ConfigError } from '../core/errors.ts';
 import { isStrategyDefinition, STRATEGY_API_VERSION, type StrategyDefinition } from './define.ts';
 
@@ -55,6 +58,20 @@ function loadFailure(e: unknown): string {
   return where !== undefined ? `${first} ${where}` : first;
 }
 
+/** True when this module is the compiled one (dist/strategy/loader.js). */
+const COMPILED = import.meta.url.endsWith('.js');
+
+async function importModule(file: string): Promise<unknown> {
+  const url = pathToFileURL(file).href;
+  if (!/\.[cm]?ts$/.test(file)) return import(url);
+  if (COMPILED) {
+    const { importCompiledStrategy } = await import('./compile-strategy.ts');
+    return importCompiledStrategy(file);
+  }
+  const { tsImport } = await import('tsx/esm/api');
+  return tsImport(url, import.meta.url);
+}
+
 /**
  * Imports `path` (relative paths resolve against `baseDir`, default the working directory).
  * Compile and import errors become ConfigError naming the file.
@@ -64,7 +81,7 @@ export async function loadStrategy(path: string, baseDir: string = process.cwd()
   if (!existsSync(file)) throw new ConfigError('strategy file not found', file);
   let mod: unknown;
   try {
-    mod = await tsImport(pathToFileURL(file).href, import.meta.url);
+    mod = await importModule(file);
   } catch (e) {
     throw new ConfigError(`cannot load the strategy module: ${loadFailure(e)}`, file);
   }

@@ -1,5 +1,5 @@
 // The CLI contract of ARCHITECTURE.md: --help on every command, exit 0 on success, 2 on bad usage.
-// Runs `main` in-process (the binary only adds the tsx loader and sets process.exitCode).
+// Runs `main` in-process from the sources (the binary only picks dist/ or src/ and sets process.exitCode).
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { main } from '../../src/cli/main.ts';
 

@@ -1,12 +1,18 @@
-// A pool of worker threads running sweep jobs. Each worker registers tsx first (like bin/capibot.js)
-// so it can load the TypeScript sources and the strategy files. Jobs are handed out in grid order as
-// workers free up; results are returned by index, so their order never depends on timing.
+// A pool of worker threads running sweep jobs. Compiled (dist/, as bin/capibot.js runs), a worker
+// starts from the compiled worker.js with no loader: the strategy loader registers tsx in it when it
+// imports a strategy file. From source (vitest), a worker registers tsx first so it can load the
+// TypeScript sources. Jobs are handed out in grid order as workers free up; results are returned by
+// index, so their order never depends on timing.
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { SweepJob, SweepReply } from './protocol.ts';
 
-/** A data: URL module that registers tsx in the worker, then imports the TypeScript worker. */
-function bootstrapUrl(): URL {
+/**
+ * The worker's entry: the compiled worker.js beside this module when it is compiled; else a data:
+ * URL module that registers tsx in the worker, then imports the TypeScript worker.
+ */
+export function workerUrl(): URL {
+  if (import.meta.url.endsWith('.js')) return new URL('./worker.js', import.meta.url);
   const tsx = import.meta.resolve('tsx/esm/api');
   const entry = new URL('./worker.ts', import.meta.url).href;
   const code = `import { register } from ${JSON.stringify(tsx)};\nregister();\nawait import(${JSON.stringify(entry)});\n`;
@@ -27,7 +33,7 @@ export interface PoolOptions {
 export async function runPool(jobs: readonly SweepJob[], o: PoolOptions): Promise<SweepReply[]> {
   const replies: SweepReply[] = [];
   if (jobs.length === 0) return replies;
-  const url = bootstrapUrl();
+  const url = workerUrl();
   const count = Math.max(1, Math.min(o.workers, jobs.length));
   let next = 0;
   const workers: Worker[] = [];

@@ -27,6 +27,9 @@ import {
   type SweepMetric,
 } from './rank.ts';
 import { renderSweepCsv } from './sweep-csv.ts';
+import type { SweepResult, SweepRow } from './sweep-result.ts';
+
+export type { SweepResult, SweepRow } from './sweep-result.ts';
 
 export const SWEEP_FILES = { json: 'sweep.json', csv: 'sweep.csv', configs: 'configs' } as const;
 
@@ -44,35 +47,6 @@ export interface SweepOptions {
   readonly env: Env;
   /** Told as each run finishes (in completion order): how many are done. */
   readonly onProgress?: (done: number, total: number, reply: SweepReply) => void;
-}
-
-export interface SweepRow {
-  /**
-   * 1-based rank by the metric; null for a run that failed, and for one in which a strategy was
-   * disabled (its metrics are kept, but a run whose strategy crashed is no candidate).
-   */
-  readonly rank: number | null;
-  /** 1-based position in the grid's fixed order. */
-  readonly index: number;
-  readonly params: Combination;
-  /** The summary metrics (null for a failed run). */
-  readonly metrics: MetricValues | null;
-  /** Why the run failed, or which strategy was disabled and why (one line). */
-  readonly error?: string;
-  /** The config file of this run, and the command that reproduces it on its own. */
-  readonly config: string;
-  readonly command: string;
-}
-
-export interface SweepResult {
-  readonly config: string;
-  readonly grid: string;
-  readonly data: string;
-  readonly strategy: string;
-  readonly metric: SweepMetric;
-  readonly order: SortOrder;
-  readonly combinations: number;
-  readonly rows: readonly SweepRow[];
 }
 
 export interface WrittenSweep {

@@ -3,7 +3,7 @@
 import { csvRow } from '../report/csv.ts';
 import type { Grid } from './grid.ts';
 import { SWEEP_METRICS } from './rank.ts';
-import type { SweepResult } from './run-sweep.ts';
+import type { SweepResult } from './sweep-result.ts';
 
 function cell(v: unknown): string {
   if (v === null || v === undefined) return '';

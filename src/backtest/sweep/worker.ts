@@ -1,7 +1,8 @@
 // A sweep worker thread: runs the backtests it is sent, one at a time, and answers with each
 // summary. It runs the very functions `capibot backtest` runs (prepareBacktest, runBacktest,
 // summarize), so a row and the command that reproduces it give the same figures.
-// Started through a tsx-registering bootstrap (pool.ts): this file is TypeScript.
+// Started by pool.ts: compiled (dist/…/worker.js) with no loader, or from source through a
+// tsx-registering bootstrap.
 import { parentPort } from 'node:worker_threads';
 import { isCapibotError } from '../../core/errors.ts';
 import { prepareBacktest } from '../prepare.ts';

@@ -1,11 +1,13 @@
-// `capibot backtest --config FILE [--data REC] [--out DIR] [--json]`: replays a recording through the
-// engine in virtual time (src/backtest/run-backtest.ts), writes report.json, report.html and
-// fills.csv, and prints the summary table (or the report with --json). A progress bar on stderr
-// when it is a terminal; the elapsed wall time goes to stderr, never into the report.
+// `capibot backtest --config FILE | --strategy FILE [--data REC] [--out DIR] [--json]`: replays a
+// recording through the engine in virtual time (src/backtest/run-backtest.ts), writes report.json,
+// report.html and fills.csv, and prints the summary table (or the report with --json). --strategy
+// runs one strategy file with default settings and no config file (the two flags are exclusive).
+// A progress bar on stderr when it is a terminal; the elapsed wall time goes to stderr, never into
+// the report.
 import { readFile } from 'node:fs/promises';
-import { Option } from 'commander';
+import { Option, type Command } from 'commander';
 import type { LevelWithSilent } from 'pino';
-import { prepareBacktest } from '../../backtest/prepare.ts';
+import { DEFAULT_BACKTEST_DATA, prepareBacktest, prepareStrategyBacktest } from '../../backtest/prepare.ts';
 import { createProgress } from '../../backtest/progress.ts';
 import { countPolls } from '../../backtest/count-polls.ts';
 import { createRunFolder, pointLatest, prepareOutputFolder, REPORTS_ROOT } from '../../backtest/output-dir.ts';
@@ -15,7 +17,8 @@ import { createRootLogger } from '../../obs/logger.ts';
 import type { RegisterCommand } from '../command.ts';
 
 interface BacktestFlags {
-  readonly config: string;
+  readonly config?: string;
+  readonly strategy?: string;
   readonly data?: string;
   readonly out?: string;
   readonly json?: boolean;
@@ -34,13 +37,19 @@ export const registerBacktest: RegisterCommand = (program, ctx) => {
         'reconciliation polling) against the in-process paper exchange, in virtual time: nothing sleeps, and the same ' +
         'inputs give a byte-identical report.json. Writes report.json, report.html and fills.csv; prints the summary.',
     )
-    .requiredOption(
-      '-c, --config <file>',
-      'config file (YAML): strategies, risk, paper exchange, polling, budget',
+    .option('-c, --config <file>', 'config file (YAML): strategies, risk, paper exchange, polling, budget')
+    .addOption(
+      new Option(
+        '-s, --strategy <file>',
+        'instead of --config: run this strategy file alone (default params), every other setting at its ' +
+          'default (`capibot config-schema`); refused together with --config (name the file in the ' +
+          "config's strategies to use its settings)",
+      ).conflicts('config'),
     )
     .option(
       '--data <file>',
-      'recording to replay (.ndjson or .ndjson.gz) (default: backtest.data, else paper.data)',
+      'recording to replay (.ndjson or .ndjson.gz) (default: backtest.data, else paper.data; with ' +
+        `--strategy: ${DEFAULT_BACKTEST_DATA}, the bundled sample)`,
     )
     .option(
       '--out <dir>',
@@ -57,15 +66,18 @@ export const registerBacktest: RegisterCommand = (program, ctx) => {
       `
 Example:
   capibot backtest --config config/example.yaml
+  capibot backtest --strategy strategies/ema-cross.ts
   capibot backtest --config config/example.yaml --data data/ftx-btc-perp-202201-1m.ndjson.gz --out /tmp/bt --json`,
     )
-    .action(async (flags: BacktestFlags) => {
+    .action(async function (this: Command, flags: BacktestFlags) {
       const started = Date.now();
-      const prepared = await prepareBacktest({
-        configPath: flags.config,
-        ...(flags.data !== undefined ? { data: flags.data } : {}),
-        env: process.env,
-      });
+      const data = flags.data !== undefined ? { data: flags.data } : {};
+      let prepared;
+      if (flags.strategy !== undefined)
+        prepared = await prepareStrategyBacktest({ strategyFile: flags.strategy, ...data, env: process.env });
+      else if (flags.config !== undefined)
+        prepared = await prepareBacktest({ configPath: flags.config, ...data, env: process.env });
+      else this.error("error: one of '-c, --config <file>' or '-s, --strategy <file>' is required");
       // After the config and strategies are checked (a bad one leaves no folder), before the run.
       if (flags.out !== undefined) await prepareOutputFolder(flags.out);
       const root = createRootLogger({ level: flags.logLevel, base: { app: 'capibot-backtest' } });

@@ -100,8 +100,11 @@ export const registerNewStrategy: RegisterCommand = (program, ctx) => {
             "`include` there, or that command finds no test; `npm test` and `tsc -p .` do not check it either)",
         );
       ctx.out.info(
+        `  npx capibot backtest --strategy ${show(r.strategyFile)}     # a report on the bundled sample, default settings`,
+      );
+      ctx.out.info(
         `  add to a config:  strategies: [{ id: ${r.suggestedId}, file: ${show(r.strategyFile)} }]`,
       );
-      ctx.out.info('  npx capibot backtest --config <that config>');
+      ctx.out.info('  npx capibot backtest --config <that config>     # with its risk, paper and data settings');
     });
 };

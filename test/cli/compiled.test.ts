@@ -1,0 +1,153 @@
+// The binary runs compiled JavaScript (dist/, built by scripts/build.js) and never stale code: a
+// src/ changed after the build is rebuilt before it runs. `--help` loads no command module and none
+// of their heavy dependencies. A strategy loaded by the compiled CLI shares its framework modules
+// (its `../src/…` imports resolve to dist/), so capibot's own errors keep their identity.
+import { execFile } from 'node:child_process';
+import { cpSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { CLI, cleanEnv, REPO, tempDir } from '../ops/helpers.ts';
+import { rmSync } from 'node:fs';
+
+interface Result {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+function node(args: readonly string[], cwd: string, env: NodeJS.ProcessEnv = cleanEnv()): Promise<Result> {
+  return new Promise((done) => {
+    execFile(process.execPath, [...args], { cwd, env }, (err, stdout, stderr) => {
+      done({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr });
+    });
+  });
+}
+
+const dirs: string[] = [];
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+/** A copy of the checkout (bin, scripts, src, package.json; node_modules linked) with no dist/. */
+function checkoutCopy(): string {
+  const dir = tempDir('capibot-compiled-');
+  dirs.push(dir);
+  for (const d of ['bin', 'scripts', 'src']) cpSync(join(REPO, d), join(dir, d), { recursive: true });
+  cpSync(join(REPO, 'package.json'), join(dir, 'package.json'));
+  symlinkSync(join(REPO, 'node_modules'), join(dir, 'node_modules'));
+  return dir;
+}
+
+describe('the compiled CLI', () => {
+  it('builds dist/ when missing, rebuilds it when src/ changed, and runs the fresh code', async () => {
+    const dir = checkoutCopy();
+    const bin = join(dir, 'bin', 'capibot.js');
+    const stamp = join(dir, 'dist', '.build-stamp.json');
+
+    const first = await node([bin, '--help'], dir);
+    expect(first.code).toBe(0);
+    expect(first.stdout).toContain('Strategy runner for the WEEX contract API');
+    const built = statSync(stamp).mtimeMs;
+
+    // Unchanged src/: the build is reused.
+    expect((await node([bin, '--help'], dir)).code).toBe(0);
+    expect(statSync(stamp).mtimeMs).toBe(built);
+
+    // An edited file: the next start rebuilds and runs the new text.
+    const main = join(dir, 'src', 'cli', 'main.ts');
+    writeFileSync(
+      main,
+      readFileSync(main, 'utf8').replace('Strategy runner for the WEEX', 'Freshly built runner for the WEEX'),
+    );
+    const second = await node([bin, '--help'], dir);
+    expect(second.stdout).toContain('Freshly built runner for the WEEX');
+    expect(statSync(stamp).mtimeMs).toBeGreaterThan(built);
+
+    // A new file under src/ (even one with an old mtime) makes the build stale too.
+    const rebuilt = statSync(stamp).mtimeMs;
+    mkdirSync(join(dir, 'src', 'extra'));
+    writeFileSync(join(dir, 'src', 'extra', 'note.ts'), 'export const note = 1;\n');
+    expect((await node([bin, '--version'], dir)).code).toBe(0);
+    expect(statSync(stamp).mtimeMs).toBeGreaterThan(rebuilt);
+    expect(readFileSync(join(dir, 'dist', 'extra', 'note.js'), 'utf8')).toContain('note = 1');
+
+    // CAPIBOT_FROM_SOURCE=1 runs the TypeScript sources (no build).
+    writeFileSync(main, readFileSync(main, 'utf8').replace('Freshly built runner', 'Source-run runner'));
+    const fromSource = await node([bin, '--help'], dir, cleanEnv({ CAPIBOT_FROM_SOURCE: '1' }));
+    expect(fromSource.stdout).toContain('Source-run runner for the WEEX');
+    expect(readFileSync(join(dir, 'dist', 'cli', 'main.js'), 'utf8')).not.toContain('Source-run');
+  });
+
+  it('--help loads no command module and none of their heavy dependencies', async () => {
+    const dir = tempDir('capibot-help-');
+    dirs.push(dir);
+    const log = join(dir, 'modules.txt');
+    const hooks = join(dir, 'hooks.mjs');
+    writeFileSync(
+      hooks,
+      `import { appendFileSync } from 'node:fs';\n` +
+        `export async function resolve(s, c, next) { const r = await next(s, c); appendFileSync(${JSON.stringify(log)}, r.url + '\\n'); return r; }\n`,
+    );
+    const register = join(dir, 'register.mjs');
+    writeFileSync(
+      register,
+      `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(hooks).href)});\n`,
+    );
+    const r = await node(['--import', pathToFileURL(register).href, CLI, '--help'], REPO);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^ {2}backtest \[options\] /m);
+    const loaded = readFileSync(log, 'utf8');
+    expect(loaded).toContain('/dist/cli/main.js');
+    for (const heavy of [
+      '/cli/commands/backtest.',
+      '/cli/commands/run.',
+      'better-sqlite3',
+      'undici',
+      'pino',
+      'zod',
+      'yaml',
+      'tsx',
+    ])
+      expect(loaded, heavy).not.toContain(heavy);
+  });
+
+  it("a strategy's src/ imports resolve to the running dist/ modules (one ConfigError class)", async () => {
+    const dir = tempDir('capibot-shared-');
+    dirs.push(dir);
+    const config = join(dir, 'shared.yaml');
+    writeFileSync(
+      config,
+      `mode: paper\nstrategies:\n  - id: shared\n    file: ${join(REPO, 'test/fixtures/strategies/shared-framework.ts')}\n`,
+    );
+    const r = await node([CLI, 'validate', '--config', config], REPO);
+    // Caught by the host as its own ConfigError: a config problem at the strategy's params.
+    expect(r.stderr).toMatch(
+      /^capibot: error \[CONFIG\] .*strategies\[0\]\.params: shared-framework: thrown by the strategy/m,
+    );
+    expect(r.code).toBe(2);
+  });
+
+  it("reuses a strategy's cached bundle only while none of its files changed", async () => {
+    const dir = tempDir('capibot-strategy-cache-');
+    dirs.push(dir);
+    const api = join(REPO, 'src/strategy/index.ts');
+    writeFileSync(join(dir, 'helper.ts'), 'export const symbol: string = "cmt_btcusdt";\n');
+    writeFileSync(
+      join(dir, 'cached.ts'),
+      `import { defineStrategy, z } from ${JSON.stringify(api)};\nimport { symbol } from './helper.ts';\n` +
+        `export default defineStrategy({ name: 'cached', version: '1', params: z.strictObject({}), ` +
+        `symbols: () => [symbol], create: () => ({ onTicker: () => [] }) });\n`,
+    );
+    const config = join(dir, 'cached.yaml');
+    writeFileSync(config, `mode: paper\nstrategies:\n  - id: cached\n    file: ${join(dir, 'cached.ts')}\n`);
+    const validate = () => node([CLI, 'validate', '--config', config], REPO);
+    expect((await validate()).code).toBe(0);
+    expect((await validate()).code).toBe(0);
+    // The helper (not the strategy file itself) changes: the next load sees it.
+    writeFileSync(join(dir, 'helper.ts'), 'export const symbol: string = "";\n');
+    const changed = await validate();
+    expect(changed.stderr).toContain('bad symbol ""');
+    expect(changed.code).toBe(2);
+  });
+});
