@@ -127,8 +127,18 @@ export function buildChartData(
     checkTimeOrder(points, `prices of ${symbol}`);
     sourcePoints += points.length;
     const tick =
-      record.tickSizes !== undefined && Object.hasOwn(record.tickSizes, symbol) ? record.tickSizes[symbol] : undefined;
-    return symbolChart(symbol, points, fillsBySymbol.get(symbol) ?? [], maxPoints, maxMarkers, maxLabelled, tick);
+      record.tickSizes !== undefined && Object.hasOwn(record.tickSizes, symbol)
+        ? record.tickSizes[symbol]
+        : undefined;
+    return symbolChart(
+      symbol,
+      points,
+      fillsBySymbol.get(symbol) ?? [],
+      maxPoints,
+      maxMarkers,
+      maxLabelled,
+      tick,
+    );
   });
 
   const t: number[] = [];

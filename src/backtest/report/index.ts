@@ -75,7 +75,8 @@ export function buildReport(record: RunRecord, opts: ReportOptions = {}): BuiltR
       returns: returnsTable(record, summary),
       trades: tradeRows(
         report.trades,
-        (symbol) => priceDecimals(record, symbol, charts.symbols.find((c) => c.symbol === symbol)?.precision ?? 2),
+        (symbol) =>
+          priceDecimals(record, symbol, charts.symbols.find((c) => c.symbol === symbol)?.precision ?? 2),
         record.run.lastTickTime,
       ),
       charts,

@@ -124,7 +124,9 @@ export function returnsTable(record: RunRecord, summary: Summary): ReturnsTable 
 /** Decimals to print a symbol's prices at: its tick when known, else the chart's precision. */
 export function priceDecimals(record: RunRecord, symbol: string, fallback: number): number {
   const tick =
-    record.tickSizes !== undefined && Object.hasOwn(record.tickSizes, symbol) ? record.tickSizes[symbol] : undefined;
+    record.tickSizes !== undefined && Object.hasOwn(record.tickSizes, symbol)
+      ? record.tickSizes[symbol]
+      : undefined;
   return tick === undefined ? fallback : tickDecimals(tick);
 }
 

@@ -45,8 +45,18 @@
   function fullTime(seconds) {
     var d = new Date(seconds * 1000);
     return (
-      d.getUTCFullYear() + '-' + two(d.getUTCMonth() + 1) + '-' + two(d.getUTCDate()) + ' ' +
-      two(d.getUTCHours()) + ':' + two(d.getUTCMinutes()) + ':' + two(d.getUTCSeconds()) + ' UTC'
+      d.getUTCFullYear() +
+      '-' +
+      two(d.getUTCMonth() + 1) +
+      '-' +
+      two(d.getUTCDate()) +
+      ' ' +
+      two(d.getUTCHours()) +
+      ':' +
+      two(d.getUTCMinutes()) +
+      ':' +
+      two(d.getUTCSeconds()) +
+      ' UTC'
     );
   }
 
@@ -93,7 +103,11 @@
   function renderRun(data) {
     var list = document.getElementById('report-run');
     var h = data.header;
-    var rows = [['Data', h.data], ['Span', h.from + ' to ' + h.to + ' (' + h.span + ')'], ['Ticker snapshots', String(data.run.tickers)]];
+    var rows = [
+      ['Data', h.data],
+      ['Span', h.from + ' to ' + h.to + ' (' + h.span + ')'],
+      ['Ticker snapshots', String(data.run.tickers)],
+    ];
     h.strategies.forEach(function (s) {
       rows.push(['Strategy ' + s.id, s.file + ' ' + s.params]);
     });
@@ -145,7 +159,8 @@
       tr.appendChild(el('td', 'num', r[3]));
       table.appendChild(tr);
     });
-    if (returns.rows.length === 0) table.appendChild(el('tr')).appendChild(el('td', 'note', 'No equity samples.'));
+    if (returns.rows.length === 0)
+      table.appendChild(el('tr')).appendChild(el('td', 'note', 'No equity samples.'));
   }
 
   var NUMERIC_FROM = 6; // columns from "Duration" on are figures, right-aligned
@@ -215,11 +230,15 @@
       Array.prototype.forEach.call(headRow.children, function (th, i) {
         th.textContent = columns[i] + (i === sortColumn ? (ascending ? ' ▲' : ' ▼') : '');
       });
-      count.textContent = shown.length === rows.length ? rows.length + ' trades' : shown.length + ' of ' + rows.length + ' trades';
+      count.textContent =
+        shown.length === rows.length
+          ? rows.length + ' trades'
+          : shown.length + ' of ' + rows.length + ' trades';
     }
     filter.addEventListener('input', draw);
     draw();
-    if (rows.length === 0) document.getElementById('report-trades-box').appendChild(el('p', 'note', 'No trades.'));
+    if (rows.length === 0)
+      document.getElementById('report-trades-box').appendChild(el('p', 'note', 'No trades.'));
     return rows.length;
   }
 
@@ -309,21 +328,36 @@
       priceCharts[s.symbol] = { chart: c, holder: holder };
     });
 
-    var eqNote = 'Account equity (green) and buy and hold of the same starting balance (grey), quote currency.';
+    var eqNote =
+      'Account equity (green) and buy and hold of the same starting balance (grey), quote currency.';
     var eq = chart(section('Equity vs buy and hold', eqNote), first, span, moneyFormat);
     first = false;
     var money = { type: 'custom', minMove: 0.01, formatter: moneyFormat };
     if (data.charts.buyAndHold.t.length > 0) {
-      eq.addSeries(LWC.LineSeries, { color: '#9e9e9e', lineWidth: 1, lineStyle: 2, priceFormat: money, title: 'buy and hold' })
-        .setData(pairs(data.charts.buyAndHold));
+      eq.addSeries(LWC.LineSeries, {
+        color: '#9e9e9e',
+        lineWidth: 1,
+        lineStyle: 2,
+        priceFormat: money,
+        title: 'buy and hold',
+      }).setData(pairs(data.charts.buyAndHold));
       points += data.charts.buyAndHold.t.length;
     }
-    eq.addSeries(LWC.LineSeries, { color: '#2e7d32', lineWidth: 2, priceFormat: money, title: 'equity' })
-      .setData(pairs(data.charts.equity));
+    eq.addSeries(LWC.LineSeries, {
+      color: '#2e7d32',
+      lineWidth: 2,
+      priceFormat: money,
+      title: 'equity',
+    }).setData(pairs(data.charts.equity));
     points += data.charts.equity.t.length;
     eq.timeScale().fitContent();
 
-    var dd = chart(section('Underwater', 'Equity below its running peak, in percent.'), false, span, percentFormat);
+    var dd = chart(
+      section('Underwater', 'Equity below its running peak, in percent.'),
+      false,
+      span,
+      percentFormat,
+    );
     dd.addSeries(LWC.BaselineSeries, {
       baseValue: { type: 'price', price: 0 },
       topLineColor: '#c62828',

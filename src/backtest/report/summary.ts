@@ -351,7 +351,9 @@ export function summarizeJoined(
   const final = record.equity[record.equity.length - 1]?.equity ?? null;
   const totalReturn = start !== null && final !== null && start.gt(0) ? final.div(start).minus(1) : null;
   const growth =
-    start !== null && final !== null ? cagr(start, final, record.run.lastTickTime - record.run.firstTickTime) : null;
+    start !== null && final !== null
+      ? cagr(start, final, record.run.lastTickTime - record.run.firstTickTime)
+      : null;
   const ranges = new Map<string, PriceRange>();
   for (const sym of symbols) {
     const r = priceRange(record, sym);
@@ -421,7 +423,10 @@ export function summarizeJoined(
     bySymbol: Object.fromEntries(
       byKeyOrder(perSymbol).map(([k, st]) => {
         const r = ranges.get(k);
-        return [k, { ...breakdown(st), buyAndHoldReturn: r === undefined ? null : optRatio(buyAndHold([r])) }];
+        return [
+          k,
+          { ...breakdown(st), buyAndHoldReturn: r === undefined ? null : optRatio(buyAndHold([r])) },
+        ];
       }),
     ),
   };

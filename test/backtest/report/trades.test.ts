@@ -88,7 +88,13 @@ describe('buildTrades', () => {
       ],
       T0 + 10,
     );
-    expect(text(t!)).toMatchObject({ side: 'short', size: '4', entryPrice: '103', exitPrice: '100', pnl: '12' });
+    expect(text(t!)).toMatchObject({
+      side: 'short',
+      size: '4',
+      entryPrice: '103',
+      exitPrice: '100',
+      pnl: '12',
+    });
     expect(t!.fills).toBe(4);
   });
 
@@ -155,7 +161,10 @@ describe('buildTrades', () => {
   });
 
   it('keeps a close on a flat leg (an orphan close) as a trade of its own', () => {
-    const trades = buildTrades([rf('close_long', T0, '1', '100', { pnl: '3', fee: '1', strategy: null })], T0 + 1);
+    const trades = buildTrades(
+      [rf('close_long', T0, '1', '100', { pnl: '3', fee: '1', strategy: null })],
+      T0 + 1,
+    );
     expect(trades.map(text)).toEqual([
       {
         strategy: null,
