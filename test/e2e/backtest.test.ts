@@ -67,7 +67,8 @@ describe('capibot backtest', () => {
 
   it('writes report.json, report.html and fills.csv and prints the summary table', () => {
     expect(first.code, first.stderr).toBe(0);
-    for (const f of ['report.json', 'report.html', 'fills.csv', 'trades.csv']) expect(existsSync(join(out1, f))).toBe(true);
+    for (const f of ['report.json', 'report.html', 'fills.csv', 'trades.csv'])
+      expect(existsSync(join(out1, f))).toBe(true);
     expect(first.stdout).toMatch(/^Orders placed\s+\d+$/m);
     expect(first.stdout).toMatch(/^Net PnL\s+-?\d/m);
     // The elapsed time goes to stderr, never into the report.
