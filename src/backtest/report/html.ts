@@ -9,6 +9,7 @@ import { chartLibrary } from './chart-library.ts';
 import { isoTime } from './format.ts';
 import type { ReportJsonRun } from './json.ts';
 import {
+  BREAKDOWN_COLUMNS,
   TRADE_COLUMNS,
   type Headline,
   type PageHeader,
@@ -23,6 +24,7 @@ export interface HtmlInput {
   readonly headlines: readonly Headline[];
   readonly summaryRows: readonly SummaryRow[];
   readonly returns: ReturnsTable;
+  readonly breakdown: readonly (readonly string[])[];
   readonly trades: readonly TradeRow[];
   readonly charts: ChartData;
 }
@@ -112,6 +114,8 @@ export function renderReportHtml(input: HtmlInput): string {
     headlines: input.headlines,
     summaryRows: input.summaryRows,
     returns: input.returns,
+    breakdownColumns: BREAKDOWN_COLUMNS,
+    breakdown: input.breakdown,
     tradeColumns: TRADE_COLUMNS,
     trades: input.trades,
     charts: input.charts,
@@ -137,6 +141,7 @@ export function renderReportHtml(input: HtmlInput): string {
 <section><h2>Summary</h2><table id="report-summary"></table></section>
 <section><h2 id="report-returns-title">Returns</h2><table id="report-returns"></table></section>
 </div>
+<section><h2>By strategy and by symbol</h2><table id="report-breakdown"></table></section>
 <section id="report-trades-section">
 <h2>Trades</h2>
 <p class="note">A trade is one position's life per strategy and symbol, flat to flat. Click a column to sort, a row to show it on the price chart.</p>

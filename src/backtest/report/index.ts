@@ -10,7 +10,7 @@ import { renderFillsCsv, renderTradesCsv } from './csv.ts';
 import { reportFills } from './fills.ts';
 import { renderReportHtml } from './html.ts';
 import { buildReportJson, renderReportJson } from './json.ts';
-import { headlines, pageHeader, priceDecimals, returnsTable, tradeRows } from './page-data.ts';
+import { breakdownRows, headlines, pageHeader, priceDecimals, returnsTable, tradeRows } from './page-data.ts';
 import { summarizeJoined, type Summary, type SummaryOptions } from './summary.ts';
 import { summaryRows } from './table.ts';
 import { buildTrades } from './trades.ts';
@@ -73,6 +73,7 @@ export function buildReport(record: RunRecord, opts: ReportOptions = {}): BuiltR
       headlines: headlines(summary),
       summaryRows: summaryRows(summary),
       returns: returnsTable(record, summary),
+      breakdown: breakdownRows(summary),
       trades: tradeRows(
         report.trades,
         (symbol) =>

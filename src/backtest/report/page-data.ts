@@ -13,7 +13,7 @@ import {
 } from './format.ts';
 import type { ReportJsonRun, ReportJsonTrade } from './json.ts';
 import { DAY_MS, periodReturns, periodStart } from './metrics.ts';
-import { startingBalance, type Summary } from './summary.ts';
+import { startingBalance, type Breakdown, type Summary } from './summary.ts';
 import type { RunRecord } from './types.ts';
 
 /** A run at least this long gets a monthly returns table; shorter runs a daily one. */
@@ -42,8 +42,8 @@ export const TRADE_COLUMNS = [
   'Strategy',
   'Symbol',
   'Side',
-  'Entry',
-  'Exit',
+  'Entry (UTC)',
+  'Exit (UTC)',
   'Duration',
   'Size',
   'Entry price',
@@ -130,6 +130,44 @@ export function priceDecimals(record: RunRecord, symbol: string, fallback: numbe
   return tick === undefined ? fallback : tickDecimals(tick);
 }
 
+/** humanTime without its ` UTC` suffix (for table cells under a UTC heading). */
+const shortTime = (ms: number): string => humanTime(ms).slice(0, -4);
+
+/** The per-strategy and per-symbol breakdowns as rows: [kind, key, trades, open, win rate, PF, expectancy, net PnL, fees, B&H]. */
+export function breakdownRows(s: Summary): (readonly string[])[] {
+  const rows: (readonly string[])[] = [];
+  const add = (kind: string, key: string, b: Breakdown, bh: number | null | undefined): void => {
+    rows.push([
+      kind,
+      key,
+      String(b.trades),
+      String(b.openTrades),
+      humanPercent(b.winRate),
+      humanRatio(b.profitFactor),
+      humanMoney(b.expectancy),
+      humanMoney(b.netPnl),
+      humanMoney(b.fees),
+      bh === undefined ? '' : humanPercent(bh),
+    ]);
+  };
+  for (const [k, b] of Object.entries(s.byStrategy)) add('strategy', k, b, undefined);
+  for (const [k, b] of Object.entries(s.bySymbol)) add('symbol', k, b, b.buyAndHoldReturn);
+  return rows;
+}
+
+export const BREAKDOWN_COLUMNS = [
+  'By',
+  'Name',
+  'Trades',
+  'Open',
+  'Win rate',
+  'Profit factor',
+  'Expectancy',
+  'Net PnL',
+  'Fees',
+  'Buy and hold',
+] as const;
+
 export function tradeRows(
   trades: readonly ReportJsonTrade[],
   decimalsOf: (symbol: string) => number,
@@ -144,8 +182,8 @@ export function tradeRows(
         t.strategy ?? '',
         t.symbol,
         t.side,
-        humanTime(t.entryTime),
-        t.exitTime === null ? 'open' : humanTime(t.exitTime),
+        shortTime(t.entryTime),
+        t.exitTime === null ? 'open' : shortTime(t.exitTime),
         humanDuration(t.durationMs),
         t.size,
         humanPrice(t.entryPrice, d),

@@ -163,6 +163,22 @@
       table.appendChild(el('tr')).appendChild(el('td', 'note', 'No equity samples.'));
   }
 
+  function renderBreakdown(columns, rows) {
+    var table = document.getElementById('report-breakdown');
+    var head = el('tr');
+    columns.forEach(function (c, i) {
+      head.appendChild(el('th', i >= 2 ? 'num' : '', c));
+    });
+    table.appendChild(head);
+    rows.forEach(function (r) {
+      var tr = el('tr');
+      r.forEach(function (text, i) {
+        tr.appendChild(el('td', i >= 2 ? 'num' : '', text));
+      });
+      table.appendChild(tr);
+    });
+  }
+
   var NUMERIC_FROM = 6; // columns from "Duration" on are figures, right-aligned
 
   function renderTrades(columns, trades, focus) {
@@ -286,6 +302,7 @@
     renderHeadlines(data.headlines);
     renderSummary(data.summaryRows);
     renderReturns(data.returns);
+    renderBreakdown(data.breakdownColumns, data.breakdown);
     var span = data.run.lastTickTime / 1000 - data.run.firstTickTime / 1000;
 
     var points = 0;

@@ -51,6 +51,28 @@ describe('report.html is self-contained and offline', () => {
     expect(data.summaryRows).toContainEqual(['Net PnL', '19.66']);
     expect(data.charts.symbols[0].symbol).toBe('cmt_btcusdt');
     expect(data.charts.symbols[0].markers).toHaveLength(2);
+    expect(data.breakdown).toEqual([
+      ['strategy', 's1', '1', '0', '100.00 %', 'n/a', '19.66', '19.66', '0.34', ''],
+      ['symbol', 'cmt_btcusdt', '1', '0', '100.00 %', 'n/a', '19.66', '19.66', '0.34', '10.00 %'],
+    ]);
+    expect(data.trades).toHaveLength(1);
+    expect(data.trades[0].cells).toEqual([
+      '1',
+      's1',
+      'cmt_btcusdt',
+      'long',
+      '2024-07-19 00:01:00',
+      '2024-07-19 00:03:00',
+      '2m 00s',
+      '2',
+      '100',
+      '110',
+      '20.00',
+      '0.34',
+      '19.66',
+      'strategy',
+    ]);
+    expect(data.returns).toEqual({ period: 'day', rows: [['2024-07-19', '1.97 %', 1, '1,019.66']] });
   });
 });
 
