@@ -10,7 +10,31 @@ import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { writeReport } from '../../src/backtest/report/index.ts';
+import type { RunRecord } from '../../src/backtest/report/types.ts';
+import { fill, MIN, order, roundTrip, T0 } from './report/fixtures.ts';
 import { HOSTILE_ID, hostileRecord } from './report/hostile.ts';
+
+/** Long 2 then short 1 (a flip), then long 1 still open at the end. */
+function flipRecord(): RunRecord {
+  const base = roundTrip();
+  return {
+    ...base,
+    orders: [
+      order(1, 'open_long', 'filled'),
+      order(2, 'close_long', 'filled'),
+      order(3, 'open_short', 'filled'),
+      order(4, 'close_short', 'filled'),
+      order(5, 'open_long', 'filled'),
+    ],
+    fills: [
+      fill(1, 1, T0, { size: '2', value: '200', fee: '0.1' }),
+      fill(2, 2, T0 + MIN, { size: '2', value: '200', fee: '0.1', pnl: '0' }),
+      fill(3, 3, T0 + MIN, { size: '1', value: '100', fee: '0.05' }),
+      fill(4, 4, T0 + 2 * MIN, { size: '1', value: '105', fee: '0.05', pnl: '-5' }),
+      fill(5, 5, T0 + 3 * MIN, { size: '1', value: '110', fee: '0.05' }),
+    ],
+  };
+}
 
 const run = promisify(execFile);
 const SKIP = process.env.CAPIBOT_SKIP_BROWSER === '1';
@@ -97,6 +121,23 @@ describe.skipIf(SKIP)('report.html in headless chromium', () => {
     expect(dom).toContain('Strategy &lt;/script&gt;&lt;script&gt;document.body.dataset.status="pwned"');
     expect(HOSTILE_ID).toContain('</script>');
     expect(dom).toContain('Net PnL');
+    // The trade table has one row per trade of report.json.
+    const report = JSON.parse(await readFile(files.json, 'utf8')) as { trades: unknown[] };
+    expect(report.trades.length).toBeGreaterThan(0);
+    expect(dom.match(/<tr class="trade"/g) ?? []).toHaveLength(report.trades.length);
+    expect(Number(bodyAttr(dom, 'data-trade-rows'))).toBe(report.trades.length);
+  });
+
+  it('lists every trade of a run with a flip and a position open at the end', async () => {
+    if (chromium === undefined) return expect.fail('chromium not found (see the test above)');
+    const dir = await tempDir('capibot-report-html-');
+    const { files } = await writeReport(dir, flipRecord());
+    const dom = await dumpDom(chromium, files.html);
+    expect(bodyAttr(dom, 'data-status')).toBe('ok');
+    const report = JSON.parse(await readFile(files.json, 'utf8')) as { trades: unknown[] };
+    expect(report.trades).toHaveLength(3);
+    expect(dom.match(/<tr class="trade"/g) ?? []).toHaveLength(3);
+    expect(dom).toContain('end of data');
   });
 
   it('reports a page that fails to draw as an error', async () => {

@@ -90,6 +90,14 @@ describe('capibot sweep', () => {
     expect(lines[1]!.startsWith(`1,${result.rows[0]!.index},`)).toBe(true);
   });
 
+  it('writes sweep.html with the ranked table and a heatmap over the two params', () => {
+    const html = readFileSync(join(out, 'sweep.html'), 'utf8');
+    const table = html.slice(html.indexOf('<table id="sweep-table"'));
+    expect(table.match(/<tr title=/g)).toHaveLength(4);
+    expect(html).toContain('<table class="heatmap">');
+    expect(html).toMatch(/netPnl by fast \(rows\) and slow \(columns\)/);
+  });
+
   it('gives each row a command that reproduces it alone', () => {
     expect(reproduced.code, reproduced.stderr).toBe(0);
     const report = JSON.parse(reproduced.stdout);

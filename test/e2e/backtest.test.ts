@@ -67,7 +67,8 @@ describe('capibot backtest', () => {
 
   it('writes report.json, report.html and fills.csv and prints the summary table', () => {
     expect(first.code, first.stderr).toBe(0);
-    for (const f of ['report.json', 'report.html', 'fills.csv']) expect(existsSync(join(out1, f))).toBe(true);
+    for (const f of ['report.json', 'report.html', 'fills.csv', 'trades.csv'])
+      expect(existsSync(join(out1, f))).toBe(true);
     expect(first.stdout).toMatch(/^Orders placed\s+\d+$/m);
     expect(first.stdout).toMatch(/^Net PnL\s+-?\d/m);
     // The elapsed time goes to stderr, never into the report.
@@ -91,6 +92,9 @@ describe('capibot backtest', () => {
     expect(report.fills.length).toBe(report.summary.fills);
     const csvLines = readFileSync(join(out1, 'fills.csv'), 'utf8').trimEnd().split('\r\n');
     expect(csvLines.length).toBe(report.summary.fills + 1);
+    const tradeLines = readFileSync(join(out1, 'trades.csv'), 'utf8').trimEnd().split('\r\n');
+    expect(tradeLines.length).toBe(report.trades.length + 1);
+    expect(report.trades.length).toBe(report.summary.trades + report.summary.openTrades);
   });
 
   it('is deterministic: a second run gives a byte-identical report.json, printed with --json', () => {

@@ -1,11 +1,13 @@
 // The data the HTML page draws, derived from the RunRecord: per-symbol last-price lines with fill
-// markers, the equity curve and its drawdown (equity minus its running peak, in quote). Floats are
-// fine here (charts only); times are whole seconds, as the charting library expects.
+// markers, the equity curve with the buy-and-hold curve of the same starting balance, and the
+// underwater curve (equity ÷ its running peak − 1, in percent). Floats are fine here (charts only);
+// times are whole seconds, as the charting library expects.
 import { decToNumber, type Dec } from '../../core/decimal.ts';
 import type { OrderSide } from '../../core/orders.ts';
 import { collapseEqualTimes, downsampleMinMax, pickEvenly, type Series } from './downsample.ts';
 import { isBuy, type ReportFill } from './fills.ts';
-import { checkTimeOrder } from './summary.ts';
+import { tickDecimals } from './format.ts';
+import { checkTimeOrder, priceRange, runSymbols, type Summary } from './summary.ts';
 import type { RunRecord } from './types.ts';
 
 export interface ChartOptions {
@@ -37,6 +39,9 @@ export interface SymbolChart {
 export interface ChartData {
   readonly symbols: readonly SymbolChart[];
   readonly equity: Series;
+  /** Starting balance × the equal-weighted price relative of the run's symbols; empty without prices. */
+  readonly buyAndHold: Series;
+  /** Equity ÷ running peak − 1, in percent (≤ 0). */
   readonly drawdown: Series;
   /** Points in all series before downsampling. */
   readonly sourcePoints: number;
@@ -77,11 +82,13 @@ function symbolChart(
   maxPoints: number,
   maxMarkers: number,
   maxLabelled: number,
+  tick: Dec | undefined,
 ): SymbolChart {
   // A symbol traded without recorded prices is drawn through its fill prices.
   const source = points.length > 0 ? points : fills.map((f) => ({ t: f.createdTime, last: f.price }));
   let precision = 0;
-  for (const p of source) precision = Math.max(precision, decimalsOf(p.last));
+  if (tick !== undefined) precision = tickDecimals(tick);
+  else for (const p of source) precision = Math.max(precision, decimalsOf(p.last));
   const line = downsampleMinMax(
     collapseEqualTimes({ t: source.map((p) => toSeconds(p.t)), v: source.map((p) => decToNumber(p.last)) }),
     maxPoints,
@@ -101,6 +108,7 @@ function symbolChart(
 export function buildChartData(
   record: RunRecord,
   fills: readonly ReportFill[],
+  summary: Summary,
   opts: ChartOptions = {},
 ): ChartData {
   const maxPoints = opts.maxChartPoints ?? 4000;
@@ -118,25 +126,70 @@ export function buildChartData(
     const points = Object.hasOwn(record.prices, symbol) ? (record.prices[symbol] ?? []) : [];
     checkTimeOrder(points, `prices of ${symbol}`);
     sourcePoints += points.length;
-    return symbolChart(symbol, points, fillsBySymbol.get(symbol) ?? [], maxPoints, maxMarkers, maxLabelled);
+    const tick =
+      record.tickSizes !== undefined && Object.hasOwn(record.tickSizes, symbol)
+        ? record.tickSizes[symbol]
+        : undefined;
+    return symbolChart(
+      symbol,
+      points,
+      fillsBySymbol.get(symbol) ?? [],
+      maxPoints,
+      maxMarkers,
+      maxLabelled,
+      tick,
+    );
   });
 
   const t: number[] = [];
   const eq: number[] = [];
   const dd: number[] = [];
   let peak = -Infinity;
-  for (const s of record.equity) {
-    const e = decToNumber(s.equity);
+  for (const sample of record.equity) {
+    const e = decToNumber(sample.equity);
     if (e > peak) peak = e;
-    t.push(toSeconds(s.t));
+    t.push(toSeconds(sample.t));
     eq.push(e);
-    dd.push(e - peak);
+    dd.push(peak > 0 ? (e / peak - 1) * 100 : 0);
   }
   sourcePoints += 2 * record.equity.length;
+  const bh = buyAndHoldCurve(record, fills, summary);
+  sourcePoints += bh.t.length;
   return {
     symbols: charts,
     equity: downsampleMinMax(collapseEqualTimes({ t, v: eq }), maxPoints),
+    buyAndHold: downsampleMinMax(collapseEqualTimes(bh), maxPoints),
     drawdown: downsampleMinMax(collapseEqualTimes({ t, v: dd }), maxPoints),
     sourcePoints,
   };
+}
+
+/**
+ * Buy and hold of the starting balance, equal-weighted over the run's symbols, at each equity sample:
+ * start × mean(price(t) ÷ first price). A symbol's price at t is its last sampled price at or before t
+ * (its first price before its first sample).
+ */
+function buyAndHoldCurve(record: RunRecord, fills: readonly ReportFill[], summary: Summary): Series {
+  if (summary.startingBalance === null) return { t: [], v: [] };
+  const start = Number(summary.startingBalance);
+  const legs: { points: readonly { t: number; last: Dec }[]; first: number; i: number }[] = [];
+  for (const symbol of runSymbols(record, fills)) {
+    const range = priceRange(record, symbol);
+    const points = Object.hasOwn(record.prices, symbol) ? (record.prices[symbol] ?? []) : [];
+    if (range === undefined || !range.first.gt(0) || points.length === 0) continue;
+    legs.push({ points, first: decToNumber(range.first), i: -1 });
+  }
+  if (legs.length === 0) return { t: [], v: [] };
+  const t: number[] = [];
+  const v: number[] = [];
+  for (const sample of record.equity) {
+    let sum = 0;
+    for (const leg of legs) {
+      while (leg.i + 1 < leg.points.length && leg.points[leg.i + 1]!.t <= sample.t) leg.i++;
+      sum += leg.i < 0 ? 1 : decToNumber(leg.points[leg.i]!.last) / leg.first;
+    }
+    t.push(toSeconds(sample.t));
+    v.push((start * sum) / legs.length);
+  }
+  return { t, v };
 }

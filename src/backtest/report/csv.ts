@@ -2,6 +2,7 @@
 // double quote, CR or LF are quoted, quotes doubled). Money as exact decimal strings.
 import type { ReportFill } from './fills.ts';
 import { isoTime, money } from './format.ts';
+import type { Trade } from './trades.ts';
 
 export const FILLS_CSV_COLUMNS = [
   'time',
@@ -53,6 +54,55 @@ export function renderFillsCsv(fills: readonly ReportFill[]): string {
         money(f.value),
         money(f.fee),
         money(f.realizedPnl),
+      ]),
+    );
+  }
+  return rows.join('');
+}
+
+export const TRADES_CSV_COLUMNS = [
+  'strategy',
+  'symbol',
+  'side',
+  'entryTime',
+  'entryTimeIso',
+  'exitTime',
+  'exitTimeIso',
+  'size',
+  'openSize',
+  'entryPrice',
+  'exitPrice',
+  'pnl',
+  'fees',
+  'netPnl',
+  'durationMs',
+  'exitReason',
+  'fills',
+] as const;
+
+/** The text of trades.csv (trades in the order given); an open trade has empty exit fields. */
+export function renderTradesCsv(trades: readonly Trade[]): string {
+  const rows = [csvRow(TRADES_CSV_COLUMNS)];
+  for (const t of trades) {
+    rows.push(
+      csvRow([
+        t.strategy ?? '',
+        t.symbol,
+        t.side,
+        String(t.entryTime),
+        isoTime(t.entryTime),
+        t.exitTime === null ? '' : String(t.exitTime),
+        t.exitTime === null ? '' : isoTime(t.exitTime),
+        money(t.size),
+        money(t.openSize),
+        t.entryPrice === null ? '' : money(t.entryPrice),
+        t.exitPrice === null ? '' : money(t.exitPrice),
+        money(t.pnl),
+        money(t.fees),
+        money(t.netPnl),
+        String(t.durationMs),
+        t.exitReason,
+        String(t.fills),
       ]),
     );
   }

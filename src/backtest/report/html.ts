@@ -8,20 +8,49 @@ import type { ChartData } from './chart-data.ts';
 import { chartLibrary } from './chart-library.ts';
 import { isoTime } from './format.ts';
 import type { ReportJsonRun } from './json.ts';
+import {
+  BREAKDOWN_COLUMNS,
+  TRADE_COLUMNS,
+  type Headline,
+  type PageHeader,
+  type ReturnsTable,
+  type TradeRow,
+} from './page-data.ts';
 import type { SummaryRow } from './table.ts';
 
 export interface HtmlInput {
   readonly run: ReportJsonRun;
+  readonly header: PageHeader;
+  readonly headlines: readonly Headline[];
   readonly summaryRows: readonly SummaryRow[];
+  readonly returns: ReturnsTable;
+  readonly breakdown: readonly (readonly string[])[];
+  readonly trades: readonly TradeRow[];
   readonly charts: ChartData;
 }
 
-const CSP = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data: blob:";
+export const CSP =
+  "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data: blob:";
 
 const STYLE = `
 body { font: 14px/1.4 system-ui, sans-serif; margin: 0; color: #222; background: #fafafa; }
 main { max-width: 1200px; margin: 0 auto; padding: 16px 24px 48px; }
-h1 { font-size: 22px; margin: 8px 0 12px; }
+h1 { font-size: 22px; margin: 8px 0 4px; overflow-wrap: anywhere; }
+.kpis { display: grid; grid-template-columns: repeat(auto-fill, minmax(130px, 1fr)); gap: 8px; margin: 12px 0 16px; }
+.kpi { background: #fff; border: 1px solid #e5e5e5; padding: 8px 10px; }
+.kpi .label { color: #666; font-size: 12px; } .kpi .value { font-size: 18px; font-variant-numeric: tabular-nums; }
+.pos { color: #1b7f3b; } .neg { color: #c62828; }
+.cols { display: flex; flex-wrap: wrap; gap: 24px; align-items: flex-start; }
+td.num, th.num { text-align: right; }
+#report-trades-box { max-height: 520px; overflow: auto; border: 1px solid #e5e5e5; background: #fff; }
+#report-trades { width: 100%; font-size: 13px; }
+#report-trades th { position: sticky; top: 0; background: #f3f3f3; cursor: pointer; user-select: none; white-space: nowrap; }
+#report-trades td { white-space: nowrap; }
+#report-trades tr.trade { cursor: pointer; } #report-trades tr.trade:hover { background: #eef3ff; }
+#report-trades tr.selected { background: #dde7ff; }
+.filters { display: flex; gap: 12px; align-items: center; margin: 4px 0 8px; }
+.filters input { padding: 3px 6px; min-width: 240px; }
+.legend { display: inline-block; width: 18px; height: 3px; vertical-align: middle; margin: 0 4px 0 8px; }
 h2 { font-size: 16px; margin: 24px 0 4px; }
 dl { display: grid; grid-template-columns: max-content 1fr; gap: 2px 16px; margin: 0 0 16px; }
 dt { color: #666; } dd { margin: 0; overflow-wrap: anywhere; }
@@ -81,10 +110,17 @@ export function renderReportHtml(input: HtmlInput): string {
       firstTickIso: isoTime(input.run.firstTickTime),
       lastTickIso: isoTime(input.run.lastTickTime),
     },
+    header: input.header,
+    headlines: input.headlines,
     summaryRows: input.summaryRows,
+    returns: input.returns,
+    breakdownColumns: BREAKDOWN_COLUMNS,
+    breakdown: input.breakdown,
+    tradeColumns: TRADE_COLUMNS,
+    trades: input.trades,
     charts: input.charts,
   };
-  const title = `capibot backtest: ${input.run.data}`;
+  const title = input.header.title;
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -99,12 +135,23 @@ export function renderReportHtml(input: HtmlInput): string {
 <h1>${escapeHtml(title)}</h1>
 <p id="report-error" hidden></p>
 <dl id="report-run"></dl>
-<table id="report-summary"></table>
+<div id="report-kpis" class="kpis"></div>
 <div id="report-charts"></div>
+<div class="cols">
+<section><h2>Summary</h2><table id="report-summary"></table></section>
+<section><h2 id="report-returns-title">Returns</h2><table id="report-returns"></table></section>
+</div>
+<section><h2>By strategy and by symbol</h2><table id="report-breakdown"></table></section>
+<section id="report-trades-section">
+<h2>Trades</h2>
+<p class="note">A trade is one position's life per strategy and symbol, flat to flat. Click a column to sort, a row to show it on the price chart.</p>
+<div class="filters"><input id="report-trades-filter" type="search" placeholder="Filter (symbol, side, strategy, reason…)"><span id="report-trades-count" class="note"></span></div>
+<div id="report-trades-box"><table id="report-trades"></table></div>
+</section>
 <footer>
 Charts drawn with TradingView Lightweight Charts™ v${escapeHtml(lib.version)}, Copyright (c) TradingView, Inc.,
 Apache License 2.0 (inlined below with its licence header). Long series are thinned for drawing
-(min/max buckets); report.json and fills.csv hold every sample and every fill.
+(min/max buckets); report.json, fills.csv and trades.csv hold every sample, fill and trade. Times are UTC.
 </footer>
 </main>
 <script type="application/json" id="report-data">${escapeJsonForScript(JSON.stringify(data, bigintAsString))}</script>

@@ -1,9 +1,10 @@
-// report.json: { run, summary, equityCurve, fills } (ARCHITECTURE.md, "Report"). Built in a fixed key
+// report.json: { run, summary, equityCurve, fills, trades } (ARCHITECTURE.md, "Report"). Built in a fixed key
 // order and written by canonicalJson, so the same RunRecord gives the same bytes; no wall-clock value.
 import { canonicalJson, sortKeysDeep } from './canonical-json.ts';
 import type { ReportFill } from './fills.ts';
 import { money } from './format.ts';
 import type { Summary } from './summary.ts';
+import type { Trade } from './trades.ts';
 import type { RunRecord } from './types.ts';
 
 export interface ReportJsonRun {
@@ -12,6 +13,7 @@ export interface ReportJsonRun {
   readonly firstTickTime: number;
   readonly lastTickTime: number;
   readonly tickers: number;
+  readonly symbols?: readonly string[];
 }
 
 export interface ReportJsonEquityPoint {
@@ -39,11 +41,50 @@ export interface ReportJsonFill {
   readonly realizedPnl: string;
 }
 
+export interface ReportJsonTrade {
+  readonly strategy: string | null;
+  readonly symbol: string;
+  readonly side: string;
+  readonly entryTime: number;
+  readonly exitTime: number | null;
+  readonly size: string;
+  readonly openSize: string;
+  readonly entryPrice: string | null;
+  readonly exitPrice: string | null;
+  readonly pnl: string;
+  readonly fees: string;
+  readonly netPnl: string;
+  readonly durationMs: number;
+  readonly exitReason: string;
+  readonly fills: number;
+}
+
 export interface ReportJson {
   readonly run: ReportJsonRun;
   readonly summary: Summary;
   readonly equityCurve: readonly ReportJsonEquityPoint[];
   readonly fills: readonly ReportJsonFill[];
+  readonly trades: readonly ReportJsonTrade[];
+}
+
+export function jsonTrade(t: Trade): ReportJsonTrade {
+  return {
+    strategy: t.strategy,
+    symbol: t.symbol,
+    side: t.side,
+    entryTime: t.entryTime,
+    exitTime: t.exitTime,
+    size: money(t.size),
+    openSize: money(t.openSize),
+    entryPrice: t.entryPrice === null ? null : money(t.entryPrice),
+    exitPrice: t.exitPrice === null ? null : money(t.exitPrice),
+    pnl: money(t.pnl),
+    fees: money(t.fees),
+    netPnl: money(t.netPnl),
+    durationMs: t.durationMs,
+    exitReason: t.exitReason,
+    fills: t.fills,
+  };
 }
 
 export function jsonFill(f: ReportFill): ReportJsonFill {
@@ -74,6 +115,7 @@ export function jsonRun(record: RunRecord): ReportJsonRun {
     firstTickTime: run.firstTickTime,
     lastTickTime: run.lastTickTime,
     tickers: run.tickers,
+    ...(run.symbols !== undefined ? { symbols: [...run.symbols] } : {}),
   };
 }
 
@@ -82,6 +124,7 @@ export function buildReportJson(
   record: RunRecord,
   summary: Summary,
   fills: readonly ReportFill[],
+  trades: readonly Trade[],
 ): ReportJson {
   return {
     run: jsonRun(record),
@@ -93,6 +136,7 @@ export function buildReportJson(
       unrealized: money(s.unrealized),
     })),
     fills: fills.map(jsonFill),
+    trades: trades.map(jsonTrade),
   };
 }
 

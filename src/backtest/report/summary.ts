@@ -14,11 +14,13 @@
 //                 when a fall happened from a peak ≤ 0
 // winRate         among closing fills (close_long / close_short) with realizedPnl ≠ 0, the fraction with
 //                 realizedPnl > 0 (before fees); null when there is none
-// sharpe          mean ÷ sample standard deviation (n − 1) of equity returns over fixed intervals of
+// intervalSharpe  mean ÷ sample standard deviation (n − 1) of equity returns over fixed intervals of
 //                 sharpeIntervalMs (default one hour), starting at the first equity sample; the equity at
 //                 a grid point is the last sample at or before it; risk-free rate 0; NOT annualised.
-//                 sharpeAnnualized = sharpe × √(intervals per 365 days) (markets trade around the clock).
-//                 Both null with fewer than two returns, zero deviation or a non-positive equity.
+//                 intervalSharpeAnnualized = intervalSharpe × √(intervals per 365 days). Both null with
+//                 fewer than two returns, zero deviation or a non-positive equity.
+// The figures users compare with Freqtrade, QuantStats and vectorbt (startingBalance … bySymbol) are
+// defined in docs/report.md, each with its formula and the peer defining it the same way.
 // exposure        fraction of [firstTickTime, lastTickTime] during which any position (any symbol, either
 //                 hedge leg) was non-zero, from the fills' sizes and sides; 0 for an empty interval
 // strategiesDisabled  the strategy instances the engine disabled (a throw or an invalid intent), with
@@ -28,11 +30,44 @@ import { InvariantViolation } from '../../core/errors.ts';
 import { isOpening } from '../../core/orders.ts';
 import { reportFills, type ReportFill } from './fills.ts';
 import { decRatio, floatRatio, money } from './format.ts';
+import {
+  DrawdownTracker,
+  TradeStats,
+  buyAndHold,
+  cagr,
+  dailySharpe,
+  dailySortino,
+  periodReturns,
+  returnsAsNumbers,
+  type PriceRange,
+} from './metrics.ts';
+import { buildTrades, type Trade } from './trades.ts';
 import type { DisabledStrategy, EquitySample, RunRecord } from './types.ts';
 
 export const DEFAULT_SHARPE_INTERVAL_MS = 3_600_000;
 const YEAR_MS = 365 * 24 * 3_600_000;
 const MAX_SHARPE_POINTS = 10_000_000;
+
+/** Trade figures of one strategy or one symbol (money as exact decimal strings). */
+export interface Breakdown {
+  /** Closed trades. */
+  readonly trades: number;
+  readonly openTrades: number;
+  readonly winRate: number | null;
+  /** Σ pnl, fees and netPnl of all its trades (open ones included). */
+  readonly realizedPnl: string;
+  readonly fees: string;
+  readonly netPnl: string;
+  readonly profitFactor: number | null;
+  readonly expectancy: string | null;
+  readonly bestTrade: string | null;
+  readonly worstTrade: string | null;
+  readonly avgTradeDurationMs: number | null;
+}
+
+export interface SymbolBreakdown extends Breakdown {
+  readonly buyAndHoldReturn: number | null;
+}
 
 export interface Summary {
   readonly ordersPlaced: number;
@@ -47,15 +82,37 @@ export interface Summary {
   readonly maxDrawdown: string;
   readonly maxDrawdownFraction: number | null;
   readonly winRate: number | null;
-  readonly sharpe: number | null;
-  readonly sharpeAnnualized: number | null;
+  readonly intervalSharpe: number | null;
+  readonly intervalSharpeAnnualized: number | null;
   readonly sharpeIntervalMs: number;
   readonly exposure: number;
+  readonly startingBalance: string | null;
+  readonly finalEquity: string | null;
+  readonly totalReturn: number | null;
+  readonly cagr: number | null;
+  readonly buyAndHoldReturn: number | null;
+  readonly dailyReturns: number;
+  readonly sharpe: number | null;
+  readonly sortino: number | null;
+  readonly calmar: number | null;
+  readonly trades: number;
+  readonly openTrades: number;
+  readonly tradeWinRate: number | null;
+  readonly profitFactor: number | null;
+  readonly expectancy: string | null;
+  readonly avgTradeDurationMs: number | null;
+  readonly bestTrade: string | null;
+  readonly worstTrade: string | null;
+  readonly maxDrawdownStart: number | null;
+  readonly maxDrawdownEnd: number | null;
+  readonly maxDrawdownDurationMs: number | null;
   readonly requestsByEndpoint: Readonly<Record<string, number>>;
   readonly weightUsed: { readonly ip: number; readonly uid: number };
   readonly rejectionsByReason: Readonly<Record<string, number>>;
   readonly responses429: number;
   readonly strategiesDisabled: readonly DisabledStrategy[];
+  readonly byStrategy: Readonly<Record<string, Breakdown>>;
+  readonly bySymbol: Readonly<Record<string, SymbolBreakdown>>;
 }
 
 export interface SummaryOptions {
@@ -174,15 +231,74 @@ export function checkTimeOrder(samples: readonly { readonly t: number }[], what:
   }
 }
 
-/** Computes the summary of a run (pure; deterministic). */
-export function summarize(record: RunRecord, opts: SummaryOptions = {}): Summary {
-  return summarizeJoined(record, reportFills(record.fills, record.orders), opts);
+/** Key of trades whose opening fill matched no order, in byStrategy. */
+export const NO_STRATEGY = '(none)';
+
+const byKeyOrder = <T>(m: Map<string, T>): [string, T][] =>
+  [...m.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+
+const optMoney = (d: Dec | null): string | null => (d === null ? null : money(d));
+const optRatio = (d: Dec | null): number | null => (d === null ? null : decRatio(d));
+
+function breakdown(st: TradeStats): Breakdown {
+  return {
+    trades: st.closed,
+    openTrades: st.open,
+    winRate: optRatio(st.winRate()),
+    realizedPnl: money(st.pnl),
+    fees: money(st.fees),
+    netPnl: money(st.net),
+    profitFactor: optRatio(st.profitFactor()),
+    expectancy: optMoney(st.expectancy()),
+    bestTrade: optMoney(st.best),
+    worstTrade: optMoney(st.worst),
+    avgTradeDurationMs: st.avgDurationMs(),
+  };
 }
 
-/** summarize() for a caller that already joined the fills with reportFills(record.fills, record.orders). */
+/**
+ * The symbols the run is about: run.symbols when the record names them, else those with fills, else
+ * every symbol with prices (sorted).
+ */
+export function runSymbols(record: RunRecord, fills: readonly ReportFill[]): string[] {
+  if (record.run.symbols !== undefined) return [...new Set(record.run.symbols)].sort();
+  const traded = new Set(fills.map((f) => f.symbol));
+  const list = traded.size > 0 ? [...traded] : Object.keys(record.prices);
+  return list.sort();
+}
+
+/** First and last price of `symbol`: record.priceRanges, else its first and last sampled price. */
+export function priceRange(record: RunRecord, symbol: string): PriceRange | undefined {
+  if (record.priceRanges !== undefined && Object.hasOwn(record.priceRanges, symbol)) {
+    return record.priceRanges[symbol];
+  }
+  const points = Object.hasOwn(record.prices, symbol) ? record.prices[symbol] : undefined;
+  const first = points?.[0];
+  const last = points?.[points.length - 1];
+  return first === undefined || last === undefined ? undefined : { first: first.last, last: last.last };
+}
+
+/** The starting balance: record.startingBalance, else the last equity sample minus the net PnL. */
+export function startingBalance(record: RunRecord, netPnl: Dec): Dec | null {
+  if (record.startingBalance !== undefined) return record.startingBalance;
+  const last = record.equity[record.equity.length - 1];
+  return last === undefined ? null : last.equity.minus(netPnl);
+}
+
+/** Computes the summary of a run (pure; deterministic). */
+export function summarize(record: RunRecord, opts: SummaryOptions = {}): Summary {
+  const fills = reportFills(record.fills, record.orders);
+  return summarizeJoined(record, fills, buildTrades(fills, record.run.lastTickTime), opts);
+}
+
+/**
+ * summarize() for a caller that already joined the fills with reportFills(record.fills, record.orders)
+ * and built the trades with buildTrades(fills, record.run.lastTickTime).
+ */
 export function summarizeJoined(
   record: RunRecord,
   fills: readonly ReportFill[],
+  trades: readonly Trade[],
   opts: SummaryOptions = {},
 ): Summary {
   const intervalMs = opts.sharpeIntervalMs ?? DEFAULT_SHARPE_INTERVAL_MS;
@@ -206,8 +322,49 @@ export function summarizeJoined(
     }
   }
   const unrealized = record.equity[record.equity.length - 1]?.unrealized ?? ZERO;
+  const netPnl = realized.minus(feesPaid).plus(unrealized);
   const dd = maxDrawdown(record.equity.map((s) => s.equity));
   const sharpe = sharpeRatio(record.equity, intervalMs);
+
+  const tracker = new DrawdownTracker();
+  for (const s of record.equity) tracker.add(s.t, s.equity);
+  const episode = tracker.episode();
+
+  const all = new TradeStats();
+  const perStrategy = new Map<string, TradeStats>();
+  const perSymbol = new Map<string, TradeStats>();
+  const symbols = runSymbols(record, fills);
+  for (const sym of symbols) perSymbol.set(sym, new TradeStats());
+  for (const t of trades) {
+    all.add(t);
+    const sk = t.strategy ?? NO_STRATEGY;
+    let st = perStrategy.get(sk);
+    if (st === undefined) perStrategy.set(sk, (st = new TradeStats()));
+    st.add(t);
+    let sy = perSymbol.get(t.symbol);
+    if (sy === undefined) perSymbol.set(t.symbol, (sy = new TradeStats()));
+    sy.add(t);
+  }
+  for (const s of record.run.strategies) if (!perStrategy.has(s.id)) perStrategy.set(s.id, new TradeStats());
+
+  const start = startingBalance(record, netPnl);
+  const final = record.equity[record.equity.length - 1]?.equity ?? null;
+  const totalReturn = start !== null && final !== null && start.gt(0) ? final.div(start).minus(1) : null;
+  const growth =
+    start !== null && final !== null
+      ? cagr(start, final, record.run.lastTickTime - record.run.firstTickTime)
+      : null;
+  const ranges = new Map<string, PriceRange>();
+  for (const sym of symbols) {
+    const r = priceRange(record, sym);
+    if (r !== undefined) ranges.set(sym, r);
+  }
+  const bh = buyAndHold([...ranges.values()]);
+  const daily = start === null ? [] : returnsAsNumbers(periodReturns(record.equity, start, 'day'));
+  const sharpeDaily = dailySharpe(daily);
+  const sortino = dailySortino(daily);
+  const calmar =
+    growth !== null && dd.fraction !== null && dd.fraction.gt(0) ? growth / decToNumber(dd.fraction) : null;
 
   let canceled = 0;
   let rejected = 0;
@@ -225,14 +382,34 @@ export function summarizeJoined(
     feesPaid: money(feesPaid),
     realizedPnl: money(realized),
     unrealizedPnl: money(unrealized),
-    netPnl: money(realized.minus(feesPaid).plus(unrealized)),
+    netPnl: money(netPnl),
     maxDrawdown: money(dd.amount),
     maxDrawdownFraction: dd.fraction === null ? null : decRatio(dd.fraction),
     winRate: closing === 0 ? null : decRatio(ZERO.plus(wins).div(closing)),
-    sharpe: sharpe === null ? null : floatRatio(sharpe),
-    sharpeAnnualized: sharpe === null ? null : floatRatio(sharpe * Math.sqrt(YEAR_MS / intervalMs)),
+    intervalSharpe: sharpe === null ? null : floatRatio(sharpe),
+    intervalSharpeAnnualized: sharpe === null ? null : floatRatio(sharpe * Math.sqrt(YEAR_MS / intervalMs)),
     sharpeIntervalMs: intervalMs,
     exposure: decRatio(exposure(fills, record.run.firstTickTime, record.run.lastTickTime)),
+    startingBalance: optMoney(start),
+    finalEquity: optMoney(final),
+    totalReturn: optRatio(totalReturn),
+    cagr: growth === null ? null : floatRatio(growth),
+    buyAndHoldReturn: optRatio(bh),
+    dailyReturns: daily.length,
+    sharpe: sharpeDaily === null ? null : floatRatio(sharpeDaily),
+    sortino: sortino === null ? null : floatRatio(sortino),
+    calmar: calmar === null ? null : floatRatio(calmar),
+    trades: all.closed,
+    openTrades: all.open,
+    tradeWinRate: optRatio(all.winRate()),
+    profitFactor: optRatio(all.profitFactor()),
+    expectancy: optMoney(all.expectancy()),
+    avgTradeDurationMs: all.avgDurationMs(),
+    bestTrade: optMoney(all.best),
+    worstTrade: optMoney(all.worst),
+    maxDrawdownStart: episode.start,
+    maxDrawdownEnd: episode.end,
+    maxDrawdownDurationMs: episode.durationMs,
     requestsByEndpoint: sortedCounts(record.requestsByEndpoint),
     weightUsed: { ip: record.weightUsed.ip, uid: record.weightUsed.uid },
     rejectionsByReason: sortedCounts(record.rejectionsByReason),
@@ -242,5 +419,15 @@ export function summarizeJoined(
       at: d.at,
       reason: d.reason,
     })),
+    byStrategy: Object.fromEntries(byKeyOrder(perStrategy).map(([k, st]) => [k, breakdown(st)])),
+    bySymbol: Object.fromEntries(
+      byKeyOrder(perSymbol).map(([k, st]) => {
+        const r = ranges.get(k);
+        return [
+          k,
+          { ...breakdown(st), buyAndHoldReturn: r === undefined ? null : optRatio(buyAndHold([r])) },
+        ];
+      }),
+    ),
   };
 }

@@ -1,16 +1,10 @@
 // The summary as labelled rows of text: one source for the HTML table and the CLI's summary table.
-import { dec } from '../../core/decimal.ts';
+// Formatted for people (money at 2 decimals with thousands separators, percentages at 2 decimals);
+// report.json (and `--json`) keep the exact figures.
+import { humanDuration, humanMoney, humanPercent, humanRatio, humanTime } from './format.ts';
 import type { Summary } from './summary.ts';
 
 export type SummaryRow = readonly [label: string, value: string];
-
-function percent(x: number | null): string {
-  return x === null ? 'n/a' : `${dec(String(x)).times(100).toFixed()} %`;
-}
-
-function plain(x: number | null): string {
-  return x === null ? 'n/a' : String(x);
-}
 
 function counts(map: Readonly<Record<string, number>>): string {
   const entries = Object.entries(map);
@@ -29,23 +23,50 @@ function duration(ms: number): string {
   return ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
 }
 
-/** Human-readable rows, in a fixed order; money stays exact. */
+/** Human-readable rows, in a fixed order. */
 export function summaryRows(s: Summary): SummaryRow[] {
+  const vsMarket =
+    s.totalReturn === null || s.buyAndHoldReturn === null
+      ? 'n/a'
+      : humanPercent(s.totalReturn - s.buyAndHoldReturn);
   return [
+    ['Starting balance', humanMoney(s.startingBalance)],
+    ['Final equity', humanMoney(s.finalEquity)],
+    ['Total return', humanPercent(s.totalReturn)],
+    ['Buy and hold return', humanPercent(s.buyAndHoldReturn)],
+    ['Return vs buy and hold', vsMarket],
+    ['CAGR', humanPercent(s.cagr)],
+    ['Net PnL', humanMoney(s.netPnl)],
+    ['Realized PnL', humanMoney(s.realizedPnl)],
+    ['Unrealized PnL', humanMoney(s.unrealizedPnl)],
+    ['Fees paid', humanMoney(s.feesPaid)],
+    ['Volume', humanMoney(s.volume)],
+    [
+      'Max drawdown',
+      `${humanMoney(s.maxDrawdown)} (${humanPercent(s.maxDrawdownFraction)})` +
+        (s.maxDrawdownStart === null
+          ? ''
+          : `, ${humanTime(s.maxDrawdownStart)} to ${humanTime(s.maxDrawdownEnd)}, lasted ${humanDuration(s.maxDrawdownDurationMs)}`),
+    ],
+    [`Sharpe (daily returns: ${s.dailyReturns}, annualised)`, humanRatio(s.sharpe)],
+    ['Sortino (daily, annualised)', humanRatio(s.sortino)],
+    ['Calmar', humanRatio(s.calmar)],
+    ['Trades (closed)', String(s.trades)],
+    ['Trades open at the end', String(s.openTrades)],
+    ['Trade win rate', humanPercent(s.tradeWinRate)],
+    ['Profit factor', humanRatio(s.profitFactor)],
+    ['Expectancy (per trade)', humanMoney(s.expectancy)],
+    ['Best trade', humanMoney(s.bestTrade)],
+    ['Worst trade', humanMoney(s.worstTrade)],
+    ['Average trade duration', humanDuration(s.avgTradeDurationMs)],
+    ['Exposure', humanPercent(s.exposure)],
     ['Orders placed', String(s.ordersPlaced)],
     ['Orders canceled', String(s.ordersCanceled)],
     ['Orders rejected', String(s.ordersRejected)],
     ['Fills', String(s.fills)],
-    ['Volume', s.volume],
-    ['Fees paid', s.feesPaid],
-    ['Realized PnL', s.realizedPnl],
-    ['Unrealized PnL', s.unrealizedPnl],
-    ['Net PnL', s.netPnl],
-    ['Max drawdown', `${s.maxDrawdown} (${percent(s.maxDrawdownFraction)})`],
-    ['Win rate', percent(s.winRate)],
-    [`Sharpe (per ${duration(s.sharpeIntervalMs)}, not annualised)`, plain(s.sharpe)],
-    ['Sharpe (annualised)', plain(s.sharpeAnnualized)],
-    ['Exposure', percent(s.exposure)],
+    ['Closing fill win rate', humanPercent(s.winRate)],
+    [`Sharpe (per ${duration(s.sharpeIntervalMs)}, not annualised)`, humanRatio(s.intervalSharpe)],
+    [`Sharpe (per ${duration(s.sharpeIntervalMs)}, annualised)`, humanRatio(s.intervalSharpeAnnualized)],
     ['Requests', counts(s.requestsByEndpoint)],
     ['Weight used', `IP ${s.weightUsed.ip}, UID ${s.weightUsed.uid}`],
     ['Rejections', counts(s.rejectionsByReason)],

@@ -23,6 +23,11 @@ export interface RunInfo {
   readonly lastTickTime: number;
   /** Number of ticker snapshots (recording lines) processed. */
   readonly tickers: number;
+  /**
+   * The symbols the strategies trade (sorted). Optional: without it the report uses the symbols that
+   * have fills, else every symbol with prices.
+   */
+  readonly symbols?: readonly string[];
 }
 
 /** Account equity at virtual time `t` (sampled by the driver; non-decreasing `t`). */
@@ -69,4 +74,16 @@ export interface RunRecord {
   readonly responses429: number;
   /** Strategies disabled during the run, in the order it happened. */
   readonly strategiesDisabled: readonly DisabledStrategy[];
+  /**
+   * Account equity before the first poll (paper.startingBalance). Optional: without it the report
+   * derives it as the last equity sample minus the run's net PnL.
+   */
+  readonly startingBalance?: Dec;
+  /** Price tick per symbol (instrument tickSize). Optional: without it, the most decimals seen. */
+  readonly tickSizes?: Readonly<Record<string, Dec>>;
+  /**
+   * First and last `last` price per symbol over the replayed polls (exact, not sampled). Optional:
+   * without it the first and last sampled price of `prices` are used.
+   */
+  readonly priceRanges?: Readonly<Record<string, { readonly first: Dec; readonly last: Dec }>>;
 }

@@ -1,7 +1,7 @@
 // `capibot sweep`: every combination of a parameter grid run as its own backtest, in worker threads,
 // ranked by one summary metric. Each combination gets a config file (the original with the params
 // set: derive-config.ts) and the exact command that reproduces it alone; the workers run exactly
-// that command's code. Results are written as sweep.json and sweep.csv; neither depends on timing
+// that command's code. Results are written as sweep.json, sweep.csv and sweep.html; neither depends on timing
 // or the number of workers (rows are ranked by metric, then grid order).
 import { readFileSync } from 'node:fs';
 import { mkdir, rename, writeFile } from 'node:fs/promises';
@@ -27,11 +27,17 @@ import {
   type SweepMetric,
 } from './rank.ts';
 import { renderSweepCsv } from './sweep-csv.ts';
+import { renderSweepHtml } from './sweep-html.ts';
 import type { SweepResult, SweepRow } from './sweep-result.ts';
 
 export type { SweepResult, SweepRow } from './sweep-result.ts';
 
-export const SWEEP_FILES = { json: 'sweep.json', csv: 'sweep.csv', configs: 'configs' } as const;
+export const SWEEP_FILES = {
+  json: 'sweep.json',
+  csv: 'sweep.csv',
+  html: 'sweep.html',
+  configs: 'configs',
+} as const;
 
 export interface SweepOptions {
   readonly configPath: string;
@@ -51,7 +57,7 @@ export interface SweepOptions {
 
 export interface WrittenSweep {
   readonly result: SweepResult;
-  readonly files: { readonly json: string; readonly csv: string };
+  readonly files: { readonly json: string; readonly csv: string; readonly html: string };
 }
 
 /** The strategy instance the grid varies: named by the grid, or the only enabled one. */
@@ -195,8 +201,13 @@ export async function runSweep(o: SweepOptions): Promise<WrittenSweep> {
     combinations: combos.length,
     rows,
   };
-  const files = { json: join(out, SWEEP_FILES.json), csv: join(out, SWEEP_FILES.csv) };
+  const files = {
+    json: join(out, SWEEP_FILES.json),
+    csv: join(out, SWEEP_FILES.csv),
+    html: join(out, SWEEP_FILES.html),
+  };
   await writeAtomically(files.json, canonicalJson(result) + '\n');
   await writeAtomically(files.csv, renderSweepCsv(result, grid));
+  await writeAtomically(files.html, renderSweepHtml(result, grid));
   return { result, files };
 }

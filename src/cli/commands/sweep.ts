@@ -1,6 +1,6 @@
 // `capibot sweep --config FILE --grid FILE [--workers N] [--metric netPnl] [--out DIR]`: a parameter
-// grid run as backtests in worker threads, ranked by a summary metric, written to sweep.json and
-// sweep.csv (src/backtest/sweep/). Prints the ranking (or sweep.json with --json); progress and the
+// grid run as backtests in worker threads, ranked by a summary metric, written to sweep.json,
+// sweep.csv and sweep.html (src/backtest/sweep/). Prints the ranking (or sweep.json with --json); progress and the
 // elapsed wall time go to stderr.
 import { readFile } from 'node:fs/promises';
 import { InvalidArgumentError, Option } from 'commander';
@@ -119,7 +119,7 @@ Grid example (sweep.yaml):
         `sweep: ${result.combinations} run${result.combinations === 1 ? '' : 's'} on ${used} worker${used === 1 ? '' : 's'} in ` +
           `${((Date.now() - started) / 1000).toFixed(1)} s${failed > 0 ? `, ${failed} failed` : ''}` +
           `${disabled > 0 ? `, ${disabled} not ranked (a strategy was disabled)` : ''}; ` +
-          `${written.files.csv}, ${written.files.json}`,
+          `${written.files.html}, ${written.files.csv}, ${written.files.json}`,
       );
       if (failed + disabled === result.combinations) ctx.setExitCode(1);
     });

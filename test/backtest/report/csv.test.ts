@@ -1,9 +1,14 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { csvField, renderFillsCsv, FILLS_CSV_COLUMNS } from '../../../src/backtest/report/csv.ts';
+import {
+  csvField,
+  renderFillsCsv,
+  FILLS_CSV_COLUMNS,
+  TRADES_CSV_COLUMNS,
+} from '../../../src/backtest/report/csv.ts';
 import { reportFills } from '../../../src/backtest/report/fills.ts';
 import { buildReport } from '../../../src/backtest/report/index.ts';
-import { fill, roundTrip, T0 } from './fixtures.ts';
+import { fill, MIN, order, roundTrip, T0 } from './fixtures.ts';
 
 /** A strict RFC 4180 reader (CRLF records), for checking what the writer produced. */
 function parseCsv(text: string): string[][] {
@@ -89,5 +94,26 @@ describe('fills.csv', () => {
         },
       ),
     );
+  });
+});
+
+describe('trades.csv', () => {
+  it('has one row per trade, exact money, and empty exit fields for an open trade', () => {
+    const base = roundTrip();
+    const rec = {
+      ...base,
+      orders: [...base.orders, order(5, 'open_short', 'filled', { size: '1', filled: '1' })],
+      fills: [...base.fills, fill(3, 5, T0 + 3 * MIN + 1, { size: '1', value: '110', fee: '0.044' })],
+    };
+    const lines = buildReport(rec).tradesCsv.split('\r\n');
+    expect(lines[0]).toBe(TRADES_CSV_COLUMNS.join(','));
+    expect(lines[1]).toBe(
+      `s1,cmt_btcusdt,long,${T0 + MIN},2024-07-19T00:01:00.000Z,${T0 + 3 * MIN},2024-07-19T00:03:00.000Z,` +
+        '2,0,100,110,20,0.336,19.664,120000,strategy,2',
+    );
+    expect(lines[2]).toBe(
+      `s1,cmt_btcusdt,short,${T0 + 3 * MIN + 1},2024-07-19T00:03:00.001Z,,,1,1,110,,0,0.044,-0.044,59999,end_of_data,1`,
+    );
+    expect(lines[3]).toBe('');
   });
 });

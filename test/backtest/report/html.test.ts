@@ -6,6 +6,7 @@ import { chartLibrary } from '../../../src/backtest/report/chart-library.ts';
 import { reportFills } from '../../../src/backtest/report/fills.ts';
 import { escapeJsonForScript } from '../../../src/backtest/report/html.ts';
 import { buildReport } from '../../../src/backtest/report/index.ts';
+import { summarize } from '../../../src/backtest/report/summary.ts';
 import type { EquitySample, PricePoint, RunRecord } from '../../../src/backtest/report/types.ts';
 import { fill, MIN, order, roundTrip, T0 } from './fixtures.ts';
 import { HOSTILE_DATA, HOSTILE_ID, hostileRecord } from './hostile.ts';
@@ -47,9 +48,31 @@ describe('report.html is self-contained and offline', () => {
   it('carries the data as parseable JSON', () => {
     const data = JSON.parse(scriptBody(html, 'report-data'));
     expect(data.run.firstTickIso).toBe('2024-07-19T00:00:00.000Z');
-    expect(data.summaryRows).toContainEqual(['Net PnL', '19.664']);
+    expect(data.summaryRows).toContainEqual(['Net PnL', '19.66']);
     expect(data.charts.symbols[0].symbol).toBe('cmt_btcusdt');
     expect(data.charts.symbols[0].markers).toHaveLength(2);
+    expect(data.breakdown).toEqual([
+      ['strategy', 's1', '1', '0', '100.00 %', 'n/a', '19.66', '19.66', '0.34', ''],
+      ['symbol', 'cmt_btcusdt', '1', '0', '100.00 %', 'n/a', '19.66', '19.66', '0.34', '10.00 %'],
+    ]);
+    expect(data.trades).toHaveLength(1);
+    expect(data.trades[0].cells).toEqual([
+      '1',
+      's1',
+      'cmt_btcusdt',
+      'long',
+      '2024-07-19 00:01:00',
+      '2024-07-19 00:03:00',
+      '2m 00s',
+      '2',
+      '100',
+      '110',
+      '20.00',
+      '0.34',
+      '19.66',
+      'strategy',
+    ]);
+    expect(data.returns).toEqual({ period: 'day', rows: [['2024-07-19', '1.97 %', 1, '1,019.66']] });
   });
 });
 
@@ -94,7 +117,7 @@ describe('chart data', () => {
         fill(k, (k % 2) + 1, T0 + 7_777 * k, { size: '1', value: String(100 + k), fee: '0' }),
       ),
     };
-    const charts = buildChartData(rec, reportFills(rec.fills, rec.orders), {
+    const charts = buildChartData(rec, reportFills(rec.fills, rec.orders), summarize(rec), {
       maxMarkersPerSymbol: 10,
       maxLabelledMarkers: 5,
     });
@@ -108,14 +131,21 @@ describe('chart data', () => {
 
   it('draws a traded symbol without prices through its fills', () => {
     const rec: RunRecord = { ...roundTrip(), prices: {} };
-    const charts = buildChartData(rec, reportFills(rec.fills, rec.orders));
+    const charts = buildChartData(rec, reportFills(rec.fills, rec.orders), summarize(rec));
     expect(charts.symbols[0]!.line.v).toEqual([100, 110]);
     expect(charts.symbols[0]!.precision).toBe(0);
   });
 
-  it('draws drawdown as equity minus its running peak', () => {
-    const charts = buildChartData(roundTrip(), []);
-    expect(charts.drawdown.v.map((x) => Number(x.toFixed(6)))).toEqual([0, -0.16, 0, 0, 0]);
+  it('draws the underwater curve as equity ÷ its running peak − 1, in percent', () => {
+    const charts = buildChartData(roundTrip(), [], summarize(roundTrip()));
+    expect(charts.drawdown.v.map((x) => Number(x.toFixed(6)))).toEqual([0, -0.016, 0, 0, 0]);
+  });
+
+  it('draws buy and hold of the starting balance on the equity axis', () => {
+    // Start 1000 (1019.664 − 19.664); BTC 100 → 100 → 105 → 110 → 110.
+    const charts = buildChartData(roundTrip(), [], summarize(roundTrip()));
+    expect(charts.buyAndHold.v.map((x) => Number(x.toFixed(6)))).toEqual([1000, 1000, 1050, 1100, 1100]);
+    expect(charts.buyAndHold.t).toEqual(charts.equity.t);
   });
 });
 

@@ -23,7 +23,7 @@ async function freshDir(): Promise<string> {
 describe('report.json', () => {
   it('has the documented shape: run, summary, equity curve and every fill', () => {
     const report = JSON.parse(buildReport(roundTrip()).json);
-    expect(Object.keys(report)).toEqual(['run', 'summary', 'equityCurve', 'fills']);
+    expect(Object.keys(report)).toEqual(['run', 'summary', 'equityCurve', 'fills', 'trades']);
     expect(report.run).toEqual({
       strategies: [{ id: 's1', file: 'strategies/sma.ts', params: { fast: 5, size: '2', slow: 20 } }],
       data: 'data/sample.ndjson',
@@ -59,17 +59,18 @@ describe('report.json', () => {
       expect(Object.values(first.files).map((p) => p.slice(a.length + 1))).toEqual([
         'report.json',
         'fills.csv',
+        'trades.csv',
         'report.html',
       ]);
     } finally {
       vi.useRealTimers();
     }
-    for (const name of ['report.json', 'fills.csv', 'report.html']) {
+    for (const name of ['report.json', 'fills.csv', 'trades.csv', 'report.html']) {
       const [x, y] = await Promise.all([readFile(join(a, name)), readFile(join(b, name))]);
       expect(x.equals(y), name).toBe(true);
     }
     // Atomic writes leave no temporary files behind.
-    expect((await readdir(a)).sort()).toEqual(['fills.csv', 'report.html', 'report.json']);
+    expect((await readdir(a)).sort()).toEqual(['fills.csv', 'report.html', 'report.json', 'trades.csv']);
   });
 
   it('does not depend on the key order of strategy params or count maps', () => {

@@ -31,7 +31,8 @@ describe('summarize: a long round trip with known fees', () => {
     expect(s.winRate).toBe(1);
     // Long from +1 min to +3 min of a 4-minute run.
     expect(s.exposure).toBe(0.5);
-    expect(s.sharpe).toBeNull(); // four minutes hold no full hourly return
+    expect(s.intervalSharpe).toBeNull(); // four minutes hold no full hourly return
+    expect(s.sharpe).toBeNull(); // nor seven daily returns
   });
 
   it('passes the request figures through with a stable key order', () => {
@@ -55,15 +56,37 @@ describe('summarize: a long round trip with known fees', () => {
       'maxDrawdown',
       'maxDrawdownFraction',
       'winRate',
-      'sharpe',
-      'sharpeAnnualized',
+      'intervalSharpe',
+      'intervalSharpeAnnualized',
       'sharpeIntervalMs',
       'exposure',
+      'startingBalance',
+      'finalEquity',
+      'totalReturn',
+      'cagr',
+      'buyAndHoldReturn',
+      'dailyReturns',
+      'sharpe',
+      'sortino',
+      'calmar',
+      'trades',
+      'openTrades',
+      'tradeWinRate',
+      'profitFactor',
+      'expectancy',
+      'avgTradeDurationMs',
+      'bestTrade',
+      'worstTrade',
+      'maxDrawdownStart',
+      'maxDrawdownEnd',
+      'maxDrawdownDurationMs',
       'requestsByEndpoint',
       'weightUsed',
       'rejectionsByReason',
       'responses429',
       'strategiesDisabled',
+      'byStrategy',
+      'bySymbol',
     ]);
   });
 });
@@ -171,9 +194,9 @@ describe('sharpe', () => {
     const raw = sharpeRatio(samples, HOUR)!;
     expect(raw).toBeCloseTo(0.288675, 6);
     const s = summarize({ ...roundTrip(), equity: samples });
-    expect(s.sharpe).toBe(0.288675);
+    expect(s.intervalSharpe).toBe(0.288675);
     expect(s.sharpeIntervalMs).toBe(HOUR);
-    expect(s.sharpeAnnualized).toBe(Number((raw * Math.sqrt(8760)).toFixed(6)));
+    expect(s.intervalSharpeAnnualized).toBe(Number((raw * Math.sqrt(8760)).toFixed(6)));
   });
 
   it('honours another interval and is null when undefined', () => {
@@ -182,7 +205,7 @@ describe('sharpe', () => {
     expect(sharpeRatio([equity(T0, '100')], MIN)).toBeNull();
     const s = summarize({ ...roundTrip() }, { sharpeIntervalMs: MIN });
     expect(s.sharpeIntervalMs).toBe(MIN);
-    expect(s.sharpe).not.toBeNull();
+    expect(s.intervalSharpe).not.toBeNull();
   });
 });
 
