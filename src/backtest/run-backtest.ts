@@ -169,7 +169,8 @@ async function replay(
 ): Promise<RunRecord> {
   const { config } = o;
   const sampler = new Sampler<Sample>(config.backtest.equitySampleMs, o.maxSamples ?? DEFAULT_MAX_SAMPLES);
-  /** The latest `last` of every symbol seen (wire text; parsed only when sampled). */
+  /** The first and the latest `last` of every symbol seen (wire text; parsed only when used). */
+  const firstPrice = new Map<string, string>();
   const lastPrice = new Map<string, string>();
   const sample = (t: number): void => {
     const pnl = session.engine.pnl();
@@ -206,6 +207,7 @@ async function replay(
       const tickers = poll.tickers;
       for (let i = 0; i < tickers.length; i++) {
         const w = tickers[i] as RecordedPoll['tickers'][number];
+        if (!firstPrice.has(w.symbol)) firstPrice.set(w.symbol, w.last);
         lastPrice.set(w.symbol, w.last);
       }
       if (sampler.due(poll.t)) sample(poll.t);
@@ -230,6 +232,7 @@ async function replay(
     run: {
       strategies: runStrategies(config),
       data: o.data,
+      symbols: [...new Set(session.engine.strategies.flatMap((st) => st.symbols))].sort(),
       firstTickTime: session.firstPollT,
       lastTickTime: session.lastPollT,
       tickers: session.polls,
@@ -243,5 +246,13 @@ async function replay(
     rejectionsByReason: session.engine.metrics().rejectionsByReason,
     responses429: stats.responses429,
     strategiesDisabled: disabled,
+    startingBalance: session.startingEquity,
+    tickSizes: Object.fromEntries([...session.specs].map(([symbol, spec]) => [symbol, spec.priceTick])),
+    priceRanges: Object.fromEntries(
+      [...firstPrice].map(([symbol, first]) => [
+        symbol,
+        { first: dec(first), last: dec(lastPrice.get(symbol) ?? first) },
+      ]),
+    ),
   };
 }

@@ -48,10 +48,16 @@ describe('runBacktest', () => {
         },
       ],
       data: 'test/fixtures/recordings/wave-2sym-240s.ndjson',
+      // The traded symbols only: the recording holds two.
+      symbols: ['cmt_btcusdt'],
       firstTickTime: FIRST,
       lastTickTime: LAST,
       tickers: 240,
     });
+    // What the report's metrics need: the starting balance, each symbol's tick, first and last price.
+    expect(record.startingBalance?.toFixed()).toBe('10000');
+    expect(record.tickSizes?.['cmt_btcusdt']?.toFixed()).toBe('0.1');
+    expect(Object.keys(record.priceRanges ?? {}).sort()).toEqual(['cmt_btcusdt', 'cmt_ethusdt']);
     expect(record.orders.length).toBeGreaterThan(4);
     expect(record.fills.length).toBeGreaterThan(4);
     expect(record.orders.every((o) => o.clientOid.startsWith('cb-sma-'))).toBe(true);
