@@ -26,10 +26,10 @@ export const THRESHOLDS = {
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 export default {
   testRunner: 'vitest',
-  plugins: ['@stryker-mutator/vitest-runner', './scripts/mutation/prose-ignorer.js'],
+  plugins: ['@stryker-mutator/vitest-runner', './scripts/mutation/ignorers.js'],
   vitest: { configFile: 'vitest.mutation.config.ts', related: false },
-  // Log, error and anomaly texts are not mutated (see prose-ignorer.js); codes and kinds are.
-  ignorers: ['prose'],
+  // Log, error and anomaly texts and case labels are not mutated (scripts/mutation/ignorers.js); codes are.
+  ignorers: ['prose', 'case-labels'],
   coverageAnalysis: 'perTest',
   concurrency: 1,
   timeoutMS: 10_000,

@@ -123,7 +123,7 @@ describe('applyOrderEvent: refused events change nothing', () => {
   it('an event for another client_oid', () => {
     const o = acked('open');
     const r = applyOrderEvent(o, { ...fill('1'), clientOid: clientOid('cb-grid-2') });
-    expect(r).toEqual({
+    expect(r).toStrictEqual({
       order: o,
       changed: false,
       anomaly: { kind: 'id_mismatch', detail: expect.any(String) },
@@ -155,7 +155,7 @@ describe('applyOrderEvent: refused events change nothing', () => {
     ] as const) {
       const o = acked('open');
       const r = applyOrderEvent(o, fill(size, value));
-      expect(r).toEqual({
+      expect(r).toStrictEqual({
         order: o,
         changed: false,
         anomaly: { kind: 'bad_quantity', detail: expect.any(String) },
@@ -174,7 +174,7 @@ describe('applyOrderEvent: refused events change nothing', () => {
     for (const e of [progress('-1'), completed('-0.5'), canceled('-1')]) {
       const o = acked('open');
       const r = applyOrderEvent(o, e);
-      expect(r).toEqual({
+      expect(r).toStrictEqual({
         order: o,
         changed: false,
         anomaly: { kind: 'bad_quantity', detail: expect.any(String) },
@@ -187,7 +187,7 @@ describe('applyOrderEvent: refused events change nothing', () => {
   it('an invalid transition, reported with its details', () => {
     const o = acked('open');
     const r = applyOrderEvent(o, lost);
-    expect(r).toEqual({
+    expect(r).toStrictEqual({
       order: o,
       changed: false,
       anomaly: { kind: 'invalid_transition', detail: expect.stringMatching(/OrderLost/) as unknown },
