@@ -104,7 +104,7 @@ function eventOrderId(e: OrderEvent): OrderId | undefined {
     case 'CancelRejected':
     case 'OrderCanceled':
     case 'OrderCompleted':
-    // Stryker disable next-line ConditionalExpression: emptying this case falls off the end of the function, which returns undefined too
+    // Stryker disable next-line ConditionalExpression: emptied, this case falls through to the end of the function, which returns undefined too
     case 'OrderLost':
       return undefined;
   }
@@ -126,7 +126,7 @@ function reportedProgress(e: OrderEvent): { qty: Dec; avg?: Dec } | undefined {
     case 'OrderFilled': // a fill is one trade, not cumulative progress
     case 'CancelRequested':
     case 'CancelRejected':
-    // Stryker disable next-line ConditionalExpression: emptying this case falls off the end of the function, which returns undefined too
+    // Stryker disable next-line ConditionalExpression: emptied, this case falls through to the end of the function, which returns undefined too
     case 'OrderLost':
       return undefined;
   }
@@ -199,7 +199,7 @@ function reasonOf(e: OrderEvent): string | undefined {
     case 'OrderProgress':
     case 'CancelRequested':
     case 'CancelRejected':
-    // Stryker disable next-line ConditionalExpression: emptying this case falls off the end of the function, which returns undefined too
+    // Stryker disable next-line ConditionalExpression: emptied, this case falls through to the end of the function, which returns undefined too
     case 'OrderCompleted':
       return undefined;
   }
@@ -243,7 +243,7 @@ function eventIsExchangeFact(e: OrderEvent): boolean {
     case 'OrderOutcomeUnknown':
     case 'CancelRequested':
     case 'CancelRejected':
-    // Stryker disable next-line ConditionalExpression: emptying this case falls off the end of the function, which returns undefined (falsy, as false) too
+    // Stryker disable next-line ConditionalExpression: emptied, this case falls through to the end of the function, which returns undefined (falsy, as false)
     case 'OrderLost':
       return false;
   }
