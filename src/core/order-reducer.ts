@@ -187,6 +187,7 @@ function reasonOf(e: OrderEvent): string | undefined {
   switch (e.kind) {
     case 'OrderRejected':
       return e.code !== '' && e.code !== e.reason ? `${e.code}: ${e.reason}` : e.reason;
+    // Stryker disable next-line ConditionalExpression: emptied, this case falls through to the next, which returns e.reason too
     case 'OrderLost':
       return e.reason;
     case 'OrderCanceled':

@@ -430,3 +430,44 @@ describe('applyOrderEvent: notes', () => {
     expect(Object.keys(r).sort()).toEqual(['changed', 'order']);
   });
 });
+
+describe('applyOrderEvent: the exact record', () => {
+  it('adds no key for what the order does not have (order id, fills, average)', () => {
+    const o = order();
+    const r = applyOrderEvent(o, { ...ev, kind: 'OrderSubmitted' });
+    expect(r.order).toStrictEqual({ ...o, status: 'submitted', updatedAt: T });
+    const p = applyOrderEvent(acked('open'), progress('0.5'));
+    expect(p.order).toStrictEqual({ ...acked('open'), filledQty: dec('0.5'), updatedAt: T });
+  });
+
+  it('a repeated report without an average changes nothing, and keeps the average', () => {
+    const a = applyOrderEvent(acked('open'), progress('1.5', '102')).order;
+    const r = applyOrderEvent(a, progress('1.5'));
+    expect(r.changed).toBe(false);
+    expect(r.order).toBe(a);
+    const b = applyOrderEvent(a, progress('1.75'));
+    expect(eq(b.order.avgPrice, '102') && eq(b.order.filledQty, '1.75')).toBe(true);
+  });
+
+  it('a rejection on a terminal order is absorbed without a contradiction', () => {
+    for (const s of ['filled', 'canceled'] as const) {
+      const r = applyOrderEvent(acked(s), rejected('1', 'late'));
+      expect(r.changed).toBe(false);
+      expect(r.anomaly).toBeUndefined();
+    }
+  });
+
+  it('an overfill names what caused it: the fill, or the reporting event', () => {
+    const f = fill('2.5');
+    const byFill = applyOrderEvent(acked('open'), f).anomaly;
+    expect(byFill?.detail).toContain(f.kind === 'OrderFilled' ? f.tradeId : '');
+    expect(byFill?.detail).not.toContain('OrderFilled');
+    expect(applyOrderEvent(acked('open'), progress('2.5')).anomaly?.detail).toContain('OrderProgress');
+  });
+
+  it('only a fill gets the late-fill note on a canceled order', () => {
+    const r = applyOrderEvent(acked('canceled'), progress('1'));
+    expect(r.changed).toBe(true);
+    expect(r.note).toBeUndefined();
+  });
+});
