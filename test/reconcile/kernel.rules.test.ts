@@ -134,7 +134,7 @@ describe('reconcile kernel: matching rows to local orders', () => {
     const filled = row(1, { status: 'filled', filledQty: dec('1') });
     const canceled = row(1, { status: 'canceled', filledQty: dec('1') });
     const out = run({ reports: [filled, canceled], isKnownOrder: () => true });
-    expect(out.warnings).toEqual([
+    expect(out.warnings).toStrictEqual([
       { code: 'conflicting-reports', orderId: X1, clientOid: OID1, message: expect.any(String) as unknown },
     ]);
     const bare = [filled, canceled].map((r) => {
@@ -142,7 +142,7 @@ describe('reconcile kernel: matching rows to local orders', () => {
       delete (c as { clientOid?: unknown }).clientOid;
       return c;
     });
-    expect(run({ reports: bare }).warnings[0]).toEqual({
+    expect(run({ reports: bare }).warnings[0]).toStrictEqual({
       code: 'conflicting-reports',
       orderId: X1,
       message: expect.any(String) as unknown,
@@ -169,8 +169,8 @@ describe('reconcile kernel: settling an order from its row (K1, K3, K4)', () => 
       settle(localOrder(1, { status: 'submitted', orderId: X1 }), row(1, { status: 'pending' })),
     ).toEqual([{ kind: 'OrderOpen', clientOid: OID1, at: NOW, orderId: X1, pending: true }]);
     expect(
-      kinds(settle(localOrder(1, { status: 'submitted', orderId: X1 }), row(1, { status: 'untriggered' }))),
-    ).toEqual(['OrderOpen']);
+      settle(localOrder(1, { status: 'submitted', orderId: X1 }), row(1, { status: 'untriggered' })),
+    ).toEqual([{ kind: 'OrderOpen', clientOid: OID1, at: NOW, orderId: X1, pending: true }]);
   });
 
   it('never emits an event that would not advance the order', () => {
@@ -329,7 +329,7 @@ describe('reconcile kernel: fills (K5)', () => {
     expect(linked.newFills[0]!.clientOid).toBe(OID1);
     expect(kinds(linked.events)).toEqual(['OrderFilled']);
     const wrong = run({ fills: [fillOf(1, '1')], orderOf: () => ({ ...ended, orderId: X2 }) });
-    expect(wrong.newFills).toEqual([fillOf(1, '1')]);
+    expect(wrong.newFills).toStrictEqual([fillOf(1, '1')]);
     expect(wrong.events).toEqual([]);
     // A local order is not replaced by the stored copy.
     const local = localOrder(1, { status: 'open', orderId: X2 });
@@ -464,5 +464,41 @@ describe('reconcile kernel: adoption and foreign rows (K6)', () => {
       '700000000000000003',
       '700000000000000005',
     ]);
+  });
+
+  it('sorts adopted orders by client_oid whatever order the rows come in', () => {
+    const oids = ['cb-grid-a', 'cb-grid-c', 'cb-grid-b'].map(clientOid);
+    const out = run({ reports: oids.map((oid, i) => row(i + 1, { clientOid: oid })) });
+    expect(out.adopted.map((a) => a.clientOid)).toEqual(['cb-grid-a', 'cb-grid-b', 'cb-grid-c']);
+  });
+});
+
+describe('reconcile kernel: linking fills, edge cases', () => {
+  it('a fill of a linked order keeps its link even when the store lookup knows nothing', () => {
+    const o = localOrder(1, { status: 'open', orderId: X1 });
+    const out = run({ orders: [o], fills: [fillOf(1, '1')], orderOf: () => undefined });
+    expect(out.newFills[0]!.clientOid).toBe(OID1);
+    expect(kinds(out.events)).toEqual(['OrderFilled']);
+  });
+
+  it('a fill the store lookup does not know stays unattributed', () => {
+    const out = run({ fills: [fillOf(1, '1')], orderOf: () => undefined });
+    expect(out.newFills).toStrictEqual([fillOf(1, '1')]);
+    expect(out.events).toEqual([]);
+  });
+
+  it('an order without an exchange id is never linked to anything, with or without stored fills', () => {
+    const noId = localOrder(1, { status: 'unknown' });
+    const out = run({ orderOf: () => noId });
+    expect(out.attributed).toEqual([]);
+    expect(out.events).toEqual([]);
+  });
+
+  it('of two copies of one trade delivered at the same time, the first delivered is recorded', () => {
+    const o = localOrder(1, { status: 'open', orderId: X1 });
+    const first = fillOf(1, '1', { fee: dec('0.1') });
+    const second = fillOf(1, '1', { fee: dec('0.2') });
+    const out = run({ orders: [o], fills: [first, second] });
+    expect(out.newFills).toStrictEqual([{ ...first, clientOid: OID1 }]);
   });
 });
