@@ -223,4 +223,25 @@ describe('budget: usage and totals', () => {
     expect(r.granted ? 0 : r.waitMs).toBe(800);
     expect(tryConsume(s, 2_000, 'tickers').granted).toBe(true);
   });
+
+  it('a pool over its shrunk limit refuses only the requests that weigh on it', () => {
+    const ipOnly = { ipWeight: 900, uidWeight: 0, orderRateCapped: false };
+    const uidOnly = { ipWeight: 0, uidWeight: 900, orderRateCapped: false };
+    // Each pool full at t = 0, then a 429: limits drop below what is already used.
+    const ipFull = onRateLimited(grant(createBudget(), 0, ipOnly), 1);
+    const uidFull = onRateLimited(grant(createBudget(), 0, uidOnly), 1);
+    expect(usage(ipFull, 2_000).ip.used).toBeGreaterThan(usage(ipFull, 2_000).ip.limit);
+    expect(tryConsume(ipFull, 2_000, { ipWeight: 0, uidWeight: 5, orderRateCapped: false }).granted).toBe(
+      true,
+    );
+    expect(tryConsume(ipFull, 2_000, { ipWeight: 1, uidWeight: 0, orderRateCapped: false }).granted).toBe(
+      false,
+    );
+    expect(tryConsume(uidFull, 2_000, { ipWeight: 5, uidWeight: 0, orderRateCapped: false }).granted).toBe(
+      true,
+    );
+    expect(tryConsume(uidFull, 2_000, { ipWeight: 0, uidWeight: 1, orderRateCapped: false }).granted).toBe(
+      false,
+    );
+  });
 });
