@@ -104,6 +104,7 @@ function eventOrderId(e: OrderEvent): OrderId | undefined {
     case 'CancelRejected':
     case 'OrderCanceled':
     case 'OrderCompleted':
+    // Stryker disable next-line ConditionalExpression: emptied, this case falls through to the end of the function, which returns undefined too
     case 'OrderLost':
       return undefined;
   }
@@ -125,6 +126,7 @@ function reportedProgress(e: OrderEvent): { qty: Dec; avg?: Dec } | undefined {
     case 'OrderFilled': // a fill is one trade, not cumulative progress
     case 'CancelRequested':
     case 'CancelRejected':
+    // Stryker disable next-line ConditionalExpression: emptied, this case falls through to the end of the function, which returns undefined too
     case 'OrderLost':
       return undefined;
   }
@@ -185,6 +187,7 @@ function reasonOf(e: OrderEvent): string | undefined {
   switch (e.kind) {
     case 'OrderRejected':
       return e.code !== '' && e.code !== e.reason ? `${e.code}: ${e.reason}` : e.reason;
+    // Stryker disable next-line ConditionalExpression: emptied, this case falls through to the next, which returns e.reason too
     case 'OrderLost':
       return e.reason;
     case 'OrderCanceled':
@@ -197,6 +200,7 @@ function reasonOf(e: OrderEvent): string | undefined {
     case 'OrderProgress':
     case 'CancelRequested':
     case 'CancelRejected':
+    // Stryker disable next-line ConditionalExpression: emptied, this case falls through to the end of the function, which returns undefined too
     case 'OrderCompleted':
       return undefined;
   }
@@ -240,6 +244,7 @@ function eventIsExchangeFact(e: OrderEvent): boolean {
     case 'OrderOutcomeUnknown':
     case 'CancelRequested':
     case 'CancelRejected':
+    // Stryker disable next-line ConditionalExpression: emptied, this case falls through to the end of the function, which returns undefined (falsy, as false)
     case 'OrderLost':
       return false;
   }
