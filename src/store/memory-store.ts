@@ -68,6 +68,8 @@ export class MemoryStore implements OrderStore {
   readonly #fillList: StoredFill[] = [];
   readonly #fillsByOrder = new Map<OrderId, StoredFill[]>();
   readonly #unattributed = new Set<TradeId>();
+  /** Insertion number of each fill (SQLite's rowid): the tie-break of equal creation times. */
+  readonly #rowid = new Map<TradeId, number>();
   readonly #meta = new Map<string, string>();
   readonly #sequences = new Map<StrategyId, number>();
   readonly #plans = new Map<string, StoredPlanOrder>();
@@ -226,6 +228,7 @@ export class MemoryStore implements OrderStore {
     this.#writable();
     if (this.#fills.has(fill.tradeId)) return false;
     this.#fills.set(fill.tradeId, fill);
+    this.#rowid.set(fill.tradeId, this.#fillList.length);
     this.#fillList.push(fill);
     const byOrder = this.#fillsByOrder.get(fill.orderId) ?? [];
     this.#fillsByOrder.set(fill.orderId, byOrder);
@@ -233,6 +236,7 @@ export class MemoryStore implements OrderStore {
     if (fill.clientOid === undefined) this.#unattributed.add(fill.tradeId);
     this.#onUndo(() => {
       this.#fills.delete(fill.tradeId);
+      this.#rowid.delete(fill.tradeId);
       this.#fillList.splice(this.#fillList.lastIndexOf(fill), 1);
       byOrder.splice(byOrder.lastIndexOf(fill), 1);
       this.#unattributed.delete(fill.tradeId);
@@ -244,13 +248,12 @@ export class MemoryStore implements OrderStore {
     return this.#fills.has(tradeId);
   }
 
-  /** Fills by (created_at, insertion order). */
+  /** Fills by (created_at, insertion order), as they are now (attributed ones with their order). */
   #sorted(fills: readonly StoredFill[]): StoredFill[] {
-    const current = fills.map((f) => this.#fills.get(f.tradeId) ?? f);
-    return current
-      .map((f, i) => ({ f, i }))
-      .sort((a, b) => a.f.createdTime - b.f.createdTime || a.i - b.i)
-      .map((x) => x.f);
+    const rowid = (f: StoredFill): number => this.#rowid.get(f.tradeId) ?? 0;
+    return fills
+      .map((f) => this.#fills.get(f.tradeId) ?? f)
+      .sort((a, b) => a.createdTime - b.createdTime || rowid(a) - rowid(b));
   }
 
   allFills(): readonly StoredFill[] {
@@ -262,9 +265,11 @@ export class MemoryStore implements OrderStore {
   }
 
   unattributedFills(since = 0): readonly StoredFill[] {
+    // Only the fills still without their order (few): the set keeps them in insertion order.
     const out: StoredFill[] = [];
-    for (const f of this.#fillList) {
-      if (this.#unattributed.has(f.tradeId) && f.createdTime >= since) out.push(f);
+    for (const t of this.#unattributed) {
+      const f = this.#fills.get(t);
+      if (f !== undefined && f.createdTime >= since) out.push(f);
     }
     return this.#sorted(out);
   }

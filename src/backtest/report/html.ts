@@ -29,6 +29,25 @@ export interface HtmlInput {
   readonly charts: ChartData;
 }
 
+/**
+ * The start of a capibot page, up to its title heading: the doctype, the content security policy,
+ * the escaped title and the page's own style (report.html and sweep.html alike).
+ */
+export function pageOpening(title: string, style: string): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="${CSP}">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(title)}</title>
+<style>${style}</style>
+</head>
+<body data-status="loading">
+<main>
+<h1>${escapeHtml(title)}</h1>`;
+}
+
 export const CSP =
   "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data: blob:";
 
@@ -121,18 +140,7 @@ export function renderReportHtml(input: HtmlInput): string {
     charts: input.charts,
   };
   const title = input.header.title;
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="${CSP}">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escapeHtml(title)}</title>
-<style>${STYLE}</style>
-</head>
-<body data-status="loading">
-<main>
-<h1>${escapeHtml(title)}</h1>
+  return `${pageOpening(title, STYLE)}
 <p id="report-error" hidden></p>
 <dl id="report-run"></dl>
 <div id="report-kpis" class="kpis"></div>

@@ -5,7 +5,7 @@
 // it). Deterministic: the same sweep result gives the same bytes.
 import { dec } from '../../core/decimal.ts';
 import { humanMoney, humanPercent, humanRatio } from '../report/format.ts';
-import { CSP, escapeHtml } from '../report/html.ts';
+import { escapeHtml, pageOpening } from '../report/html.ts';
 import type { Grid } from './grid.ts';
 import { SWEEP_METRICS, type MetricValue, type SortOrder, type SweepMetric } from './rank.ts';
 import type { SweepResult, SweepRow } from './sweep-result.ts';
@@ -216,18 +216,7 @@ export function renderSweepHtml(result: SweepResult, grid: Grid): string {
     ['Ranked by', `${result.metric} (${result.order === 'desc' ? 'highest first' : 'lowest first'})`],
     ['Combinations', String(result.combinations)],
   ];
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="${CSP}">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escapeHtml(title)}</title>
-<style>${STYLE}</style>
-</head>
-<body data-status="loading">
-<main>
-<h1>${escapeHtml(title)}</h1>
+  return `${pageOpening(title, STYLE)}
 <dl>${facts.map(([k, v]) => `<dt>${escapeHtml(k)}</dt><dd>${escapeHtml(v)}</dd>`).join('')}</dl>
 ${heatmap === undefined ? '' : heatmapHtml(heatmap, result.metric, result.order)}
 <h2>Ranked runs</h2>
