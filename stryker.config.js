@@ -14,6 +14,8 @@ export const KERNELS = {
   'src/execution/planner.ts': ['test/execution/planner*.test.ts'],
   'src/execution/budget.ts': ['test/execution/budget.test.ts', 'test/execution/budget.*.test.ts'],
   'src/execution/budget-groups.ts': ['test/execution/budget-groups*.test.ts'],
+  'src/reconcile/fast-forward.ts': ['test/reconcile/fast-forward*.test.ts'],
+  'src/strategy/testing/deferred-reads.ts': ['test/strategy/deferred-reads*.test.ts'],
 };
 
 /** Minimum score (killed + timeout over everything not ignored) per kernel; the runner checks it. */
