@@ -3,11 +3,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
+  addCounts,
   lastRound,
   mostPerSpan,
   roundRuns,
   roundsAfter,
   runsCount,
+  type EndpointCounts,
 } from '../../src/reconcile/fast-forward.ts';
 
 /** r₀ = due, rⱼ₊₁ = rⱼ + max(1, interval(rⱼ)), while ≤ now. */
@@ -36,8 +38,9 @@ describe('roundRuns', () => {
         expect(roundsAfter(runs, Number.NEGATIVE_INFINITY)).toEqual(expected);
         expect(runsCount(runs)).toBe(expected.length);
         expect(lastRound(runs)).toBe(expected[expected.length - 1]);
-        // At most two runs: one per pace.
+        // At most two runs: one per pace; each as long as its pace lasts (no two in a row alike).
         expect(runs.length).toBeLessThanOrEqual(2);
+        for (let i = 1; i < runs.length; i++) expect(runs[i]?.interval).not.toBe(runs[i - 1]?.interval);
       }),
     );
   });
@@ -51,6 +54,22 @@ describe('roundRuns', () => {
         expect(roundsAfter(runs, cut)).toEqual(stepped(p.due, now, interval).filter((t) => t > cut));
       }),
     );
+  });
+
+  it('counts a round due exactly now, and keeps a run whole when the pace changes just after now', () => {
+    expect(roundRuns(0, 10, () => 5)).toEqual([{ start: 0, interval: 5, count: 3 }]);
+    expect(roundRuns(0, 10, (at) => (at < 12 ? 5 : 7))).toEqual([{ start: 0, interval: 5, count: 3 }]);
+    expect(roundRuns(0, 30, (at) => (at < 12 ? 5 : 7))).toEqual([
+      { start: 0, interval: 5, count: 3 },
+      { start: 15, interval: 7, count: 3 },
+    ]);
+  });
+
+  it('lists after a time strictly later rounds only, the first of a run included', () => {
+    const runs = [{ start: 10, interval: 5, count: 3 }];
+    expect(roundsAfter(runs, 10)).toEqual([15, 20]);
+    expect(roundsAfter(runs, 9)).toEqual([10, 15, 20]);
+    expect(roundsAfter(runs, 20)).toEqual([]);
   });
 
   it('has no round when the first is due after now', () => {
@@ -68,7 +87,26 @@ describe('roundRuns', () => {
   });
 });
 
+describe('addCounts', () => {
+  it('adds each endpoint `times` times, and nothing for zero or fewer', () => {
+    const c: EndpointCounts = { fills: 2 };
+    addCounts(c, ['fills', 'history'], 3);
+    expect(c).toEqual({ fills: 5, history: 3 });
+    addCounts(c, ['fills'], 0);
+    addCounts(c, ['history'], -2);
+    addCounts(c, ['historyPlan'], 0);
+    expect(c).toEqual({ fills: 5, history: 3 });
+    addCounts(c, ['tickers']);
+    expect(c).toEqual({ fills: 5, history: 3, tickers: 1 });
+  });
+});
+
 describe('mostPerSpan', () => {
+  it('counts a time exactly one span earlier as outside the window', () => {
+    expect(mostPerSpan([0, 10_000], 10_000)).toBe(1);
+    expect(mostPerSpan([0, 9_999], 10_000)).toBe(2);
+  });
+
   it('is the most times in any (t − span, t] window (property)', () => {
     fc.assert(
       fc.property(

@@ -15,11 +15,11 @@ const room = (over: Partial<DeferralRoom> = {}): DeferralRoom => ({
 describe('DeferredReads', () => {
   it('defers reads while the window has room for all of them, and no more', () => {
     const d = new DeferredReads(10_000, () => room());
-    for (let i = 0; i < 10; i++) expect(d.tryDefer(i * 1000)).toBe(true);
+    for (let i = 0; i < 10; i++) expect(d.tryDefer(5_000 + i * 1000)).toBe(true);
     // An 11th read inside the same 10 s would exceed the limit of 10 reads.
-    expect(d.tryDefer(9_999)).toBe(false);
+    expect(d.tryDefer(14_999)).toBe(false);
     // Once the first read left the window, there is room again.
-    expect(d.tryDefer(10_000)).toBe(true);
+    expect(d.tryDefer(15_000)).toBe(true);
     expect(d.size).toBe(11);
   });
 
@@ -49,6 +49,46 @@ describe('DeferredReads', () => {
     expect(d.take()).toEqual([]);
     d.tryDefer(9);
     expect(measured).toBe(2);
+  });
+
+  it('checks the UID pool the same way, expiring what the windows held entry by entry', () => {
+    const U = ENDPOINTS.tickers.uidWeight;
+    // Tickers weigh nothing on the UID pool: a full UID window refuses nothing...
+    expect(
+      new DeferredReads(10_000, () => room({ limit: { ip: 1000, uid: 5 }, window: [[0, 0, 5]] })).tryDefer(1),
+    ).toBe(U === 0);
+    // ...but what the windows held and the rounds' bound count against the UID limit.
+    const d = new DeferredReads(10_000, () =>
+      room({
+        limit: { ip: 1000, uid: 10 },
+        window: [
+          [0, 0, 4],
+          [1_000, 0, 3],
+          [2_000, 0, 3],
+        ],
+        rounds: { ip: 0, uid: 1 },
+      }),
+    );
+    expect(d.tryDefer(5_000)).toBe(false); // held 4 + 3 + 3, rounds 1: 11 > 10
+    expect(d.tryDefer(10_000)).toBe(true); // the 4 left the window: 3 + 3 + 1 ≤ 10
+    expect(d.tryDefer(11_000)).toBe(true); // the first 3 left too: 3 + 1
+  });
+
+  it('expires several entries of the window at once, in order', () => {
+    const d = new DeferredReads(10_000, () =>
+      room({
+        window: [
+          [0, 3 * W, 0],
+          [100, 3 * W, 0],
+          [200, 3 * W, 0],
+        ],
+      }),
+    );
+    expect(d.tryDefer(9_000)).toBe(true); // 9 + 1 ≤ 10
+    expect(d.tryDefer(9_500)).toBe(false); // 9 + 2 > 10
+    // At 10 150 two entries left the window: 3 held, so 7 reads fit (the one at 9 000 included).
+    for (let i = 0; i < 6; i++) expect(d.tryDefer(10_150 + i)).toBe(true);
+    expect(d.tryDefer(10_156)).toBe(false);
   });
 
   it('never defers while the budget backs off, or while the rounds are not known', () => {

@@ -48,6 +48,7 @@ export class DeferredReads {
   #room: DeferralRoom | undefined;
   /** The room's window entries still live at the last check: from `#live`, summing to `#used`. */
   #live = 0;
+  // Stryker disable next-line ArrayDeclaration: set when the room is measured, before any read.
   #used: [number, number] = [0, 0];
   readonly #spanMs: number;
   readonly #measure: () => DeferralRoom;
@@ -93,7 +94,7 @@ export class DeferredReads {
     const [usedIp, usedUid] = this.#used;
     const times = this.#times;
     let head = this.#head;
-    while (head < times.length && (times[head] as number) <= t - this.#spanMs) head++;
+    while ((times[head] ?? Number.POSITIVE_INFINITY) <= t - this.#spanMs) head++;
     this.#head = head;
     const reads = times.length - head + 1;
     if (
@@ -109,15 +110,9 @@ export class DeferredReads {
   /** Hands over every deferred read (to be charged now); the room is measured again after that. */
   take(): readonly UnsentReads[] {
     this.#room = undefined;
-    if (this.#times.length === 0) return [];
     const out = this.#times.map((at): UnsentReads => ({ at, endpoints: TICKERS_READ }));
     this.#times = [];
     this.#head = 0;
     return out;
-  }
-
-  /** Forgets the measured room (something else took weight). */
-  invalidate(): void {
-    this.#room = undefined;
   }
 }
