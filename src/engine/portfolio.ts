@@ -9,6 +9,7 @@ import {
   applyFill,
   EMPTY_BOOK,
   positionKey,
+  positionsOf,
   positionUnrealized,
   summarize,
   type Position,
@@ -99,15 +100,9 @@ export class Portfolio {
   accountNet(marks: Marks): Dec {
     let a = this.#account;
     if (a === undefined) {
-      let realized = ZERO;
-      let fees = ZERO;
-      const open: Position[] = [];
-      for (const p of this.#book.values()) {
-        realized = realized.plus(p.realizedPnl);
-        fees = fees.plus(p.fees);
-        if (!p.qty.eq(0)) open.push(p);
-      }
-      a = this.#account = { closedNet: realized.minus(fees), open };
+      // Unmarked, `summarize` leaves the open legs out: its net is realised − fees.
+      const closedNet = summarize(this.#book, () => undefined).netPnl;
+      a = this.#account = { closedNet, open: positionsOf(this.#book).filter((p) => !p.qty.eq(0)) };
     }
     if (a.open.length === 0) return a.closedNet;
     let unrealized = ZERO;

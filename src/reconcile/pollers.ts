@@ -49,7 +49,6 @@ import {
   LOOP_ORDER,
   mergeCharges,
   sleptRounds,
-  type Charge,
   type Loop,
   type RoundShortcut,
   type SkippedReads,
@@ -228,38 +227,44 @@ export class Reconciler {
     const deferred = sc.takeDeferred?.() ?? [];
     if (this.#dormant.size === 0 && deferred.length === 0) return;
     const now = this.#d.clock.now();
-    const bulk = this.#bulkWake(now, deferred);
-    const { rounds, blocked } = bulk
-      ? { rounds: [], blocked: new Set<Loop>() }
-      : sleptRounds(
-          [...this.#dormant].map(([loop, d]) => ({ loop, due: d.due })),
-          now,
-          (loop, at, cursor) => this.#skippedReads(loop, at, cursor),
-          (loop, at) => this.#intervalAt(loop, this.#dormant.get(loop)?.statuses ?? [], at),
-        );
-    if (bulk) {
-      // Charged in closed form: every round and read was taken.
-    } else if (deferred.length === 0) {
-      this.#settleSlept(rounds, rounds.length === 0 ? 0 : sc.chargeUnsentRounds(rounds), blocked);
-    } else {
-      const charges = mergeCharges(rounds, deferred);
-      const all = charges.map((c) => ('round' in c ? c.round : c.deferred));
-      const taken = sc.chargeUnsentRounds(all);
-      // A deferred read was taken only where no window could refuse it: one refused is a bug.
-      for (let i = taken; i < charges.length; i++) {
-        if (!('round' in (charges[i] as Charge)))
-          throw new InvariantViolation('reconcile: a deferred read was refused by a weight window');
-      }
-      let roundsTaken = 0;
-      for (let i = 0; i < taken; i++) if ('round' in (charges[i] as Charge)) roundsTaken++;
-      this.#settleSlept(rounds, roundsTaken, blocked);
-    }
+    const blocked = this.#bulkWake(now, deferred) ? new Set<Loop>() : this.#chargeEachRound(now, deferred);
     for (const [loop, d] of [...this.#dormant]) {
       const changed = opts.work === true || sc.venueVersion() !== d.version || sc.quiet?.() !== true;
       if (!blocked.has(loop) && !changed) continue;
       this.#dormant.delete(loop);
       if (this.#running) this.#schedule(loop, Math.max(0, d.due - now));
     }
+  }
+
+  /**
+   * `wake`'s charges round by round: every round slept through, merged in time order with the
+   * deferred reads, in one `chargeUnsentRounds` call. Returns the loops whose round a window refused
+   * (they run it for real).
+   */
+  #chargeEachRound(now: number, deferred: readonly UnsentReads[]): Set<Loop> {
+    const sc = this.#d.shortcut;
+    const { rounds, blocked } = sleptRounds(
+      [...this.#dormant].map(([loop, d]) => ({ loop, due: d.due })),
+      now,
+      (loop, at, cursor) => this.#skippedReads(loop, at, cursor),
+      (loop, at) => this.#intervalAt(loop, this.#dormant.get(loop)?.statuses ?? [], at),
+    );
+    const charges = mergeCharges(rounds, deferred);
+    const taken =
+      sc === undefined || charges.length === 0
+        ? 0
+        : sc.chargeUnsentRounds(charges.map((c) => ('round' in c ? c.round : c.deferred)));
+    let roundsTaken = 0;
+    charges.forEach((c, i) => {
+      if ('round' in c) {
+        if (i < taken) roundsTaken++;
+      } else if (i >= taken) {
+        // A deferred read was taken only where no window could refuse it: one refused is a bug.
+        throw new InvariantViolation('reconcile: a deferred read was refused by a weight window');
+      }
+    });
+    this.#settleSlept(rounds, roundsTaken, blocked);
+    return blocked;
   }
 
   /**

@@ -29,7 +29,7 @@ import type { Reconciler } from '../../reconcile/pollers.ts';
 import { engineOptions, reconcilerConfig } from '../../runner/options.ts';
 import { createSession } from '../../runner/session.ts';
 import { MemoryStore } from '../../store/memory-store.ts';
-import { DEFAULT_BUDGET_CONFIG } from '../../execution/budget.ts';
+import { DEFAULT_BUDGET_CONFIG, type BudgetUsage } from '../../execution/budget.ts';
 import { DeferredReads, type DeferralRoom } from './deferred-reads.ts';
 
 /**
@@ -204,32 +204,38 @@ export class Session {
 
   /** The room DeferredReads counts on, read after a charge (see there). */
   #deferralRoom(): DeferralRoom {
-    const u = this.engine.executor.budgetUsage();
+    return {
+      ...this.#limitsNow(this.engine.executor.budgetUsage()),
+      window: this.engine.executor.budgetWindow(),
+      rounds: this.reconciler.skippedWeightBound(this.#deferralSpanMs()),
+    };
+  }
+
+  /** The tighter of the budget's limits now and the simulator's, and whether the budget is steady. */
+  #limitsNow(u: BudgetUsage): Pick<DeferralRoom, 'limit' | 'steady'> {
     const venue = this.sim.venue.limiter.limits;
     return {
-      window: this.engine.executor.budgetWindow(),
       limit: {
         ip: Math.min(u.ip.limit, venue.ipWeightPerWindow),
         uid: Math.min(u.uid.limit, venue.uidWeightPerWindow),
       },
-      rounds: this.reconciler.skippedWeightBound(this.#deferralSpanMs()),
       steady: u.factor >= 1 && u.backoffMs === 0 && this.sim.faultFree,
     };
   }
 
   /**
    * Takes a pass of charges in bulk (RoundShortcut.bulk) when no window can have refused any of them:
-   * what the windows held before + the rounds' most per window + the deferred reads' most per window
+   * what the windows hold now + the rounds' most per window + the deferred reads' most per window
    * fits every pool. False (the pass is then charged one by one) otherwise.
    */
   #chargeBulk(b: BulkCharges): boolean {
-    const room = this.#deferralRoom();
-    const tickers = ENDPOINTS.tickers;
     const u = this.engine.executor.budgetUsage();
+    const { limit, steady } = this.#limitsNow(u);
+    const tickers = ENDPOINTS.tickers;
     if (
-      !room.steady ||
-      u.ip.used + b.roundsBound.ip + b.deferredPerSpan * tickers.ipWeight > room.limit.ip ||
-      u.uid.used + b.roundsBound.uid + b.deferredPerSpan * tickers.uidWeight > room.limit.uid
+      !steady ||
+      u.ip.used + b.roundsBound.ip + b.deferredPerSpan * tickers.ipWeight > limit.ip ||
+      u.uid.used + b.roundsBound.uid + b.deferredPerSpan * tickers.uidWeight > limit.uid
     ) {
       return false;
     }
