@@ -16,6 +16,8 @@ export const KERNELS = {
   'src/execution/budget-groups.ts': ['test/execution/budget-groups*.test.ts'],
   'src/reconcile/fast-forward.ts': ['test/reconcile/fast-forward*.test.ts'],
   'src/strategy/testing/deferred-reads.ts': ['test/strategy/deferred-reads*.test.ts'],
+  'src/core/fixed-decimal.ts': ['test/core/fixed-decimal*.test.ts'],
+  'src/core/decimal.ts': ['test/core/decimal*.test.ts'],
 };
 
 /** Minimum score (killed + timeout over everything not ignored) per kernel; the runner checks it. */

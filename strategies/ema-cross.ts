@@ -101,6 +101,7 @@ export default defineStrategy({
   symbols: (p) => [p.symbol],
   create(ctx, p) {
     const symbol = symbolId(p.symbol);
+    const minGapBps = p.minGapBps.toNumber();
     const fast = new Ema(p.fastPeriod);
     const slow = new Ema(p.slowPeriod);
     const unsettled = new UnsettledOrders();
@@ -125,13 +126,14 @@ export default defineStrategy({
         unsettled.update(o);
       },
       onTicker: (t) => {
-        const f = fast.update(t.last);
-        const s = slow.update(t.last);
+        // Signals in floats (t.price is the last price as a number); orders below stay exact.
+        const f = fast.update(t.price);
+        const s = slow.update(t.price);
         if (!slow.ready) return;
 
         // 1. Signal: a regime change after warm-up is a cross (the regime at warm-up only sets the scene).
-        const gap = s.times(p.minGapBps).div(10_000);
-        const next: Regime | undefined = f.minus(s).gt(gap) ? 'up' : s.minus(f).gt(gap) ? 'down' : regime;
+        const gap = (s * minGapBps) / 10_000;
+        const next: Regime | undefined = f - s > gap ? 'up' : s - f > gap ? 'down' : regime;
         if (!warm) {
           warm = true;
           regime = next;

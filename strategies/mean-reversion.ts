@@ -84,6 +84,9 @@ export default defineStrategy({
   create(ctx: StrategyContext, p: MeanReversionParams) {
     const symbol: SymbolId = symbolId(p.symbol);
     const stats = new RollingStats(p.window);
+    const bandWidth = p.bandWidth.toNumber();
+    const minBandBps = p.minBandBps.toNumber();
+    const requoteBps = p.requoteBps.toNumber();
     const unsettled = new UnsettledOrders();
     const cancelAsked = new Set<string>();
     /** Clock time at which the current position was first seen; undefined while flat. */
@@ -96,10 +99,10 @@ export default defineStrategy({
     };
 
     /** Keeps each wanted order resting (replacing one whose price or size is off) and cancels the rest. */
-    const converge = (t: Ticker, wanted: readonly Wanted[], mean: Dec): Intent[] => {
+    const converge = (t: Ticker, wanted: readonly Wanted[], mean: number): Intent[] => {
       const out: Intent[] = [];
       const mine = working();
-      const tolerance = mean.times(p.requoteBps).div(10_000);
+      const tolerance = (mean * requoteBps) / 10_000;
       for (const w of wanted) {
         const have = mine.filter((o) => o.tag === w.tag);
         // An order the market has reached is left alone until reconciliation says what became of it.
@@ -136,24 +139,25 @@ export default defineStrategy({
           cancelAsked.delete(o.clientOid);
       },
       onTicker: (t) => {
-        stats.push(t.last);
+        stats.push(t.price);
         if (!stats.full) return;
         const state = ctx.tradingState();
         if (state === 'HALTED') return;
         // A finished order whose fills are still on their way: the position is about to change.
         if (unsettled.awaitingFills(symbol)) return;
 
+        // Signals in floats; every price below is snapped to the tick by ctx.roundPrice.
         const mean = stats.mean();
-        const width = p.bandWidth.times(stats.stdDev());
-        const minWidth = mean.times(p.minBandBps).div(10_000);
-        const half = width.gt(minWidth) ? width : minWidth;
+        const width = bandWidth * stats.stdDev();
+        const minWidth = (mean * minBandBps) / 10_000;
+        const half = Math.max(width, minWidth);
         const pos = ctx.position(symbol);
 
         if (pos.long.eq(0) && pos.short.eq(0)) {
           heldSince = undefined;
           if (state !== 'ACTIVE') return converge(t, [], mean);
-          const lower = ctx.roundPrice(symbol, mean.minus(half), 'down');
-          const upper = ctx.roundPrice(symbol, mean.plus(half), 'up');
+          const lower = ctx.roundPrice(symbol, mean - half, 'down');
+          const upper = ctx.roundPrice(symbol, mean + half, 'up');
           // A post-only order must not cross: clamp to the best price on its own side.
           const buyAt = p.postOnlyEntries && lower.gte(t.bestAsk) ? t.bestBid : lower;
           const sellAt = p.postOnlyEntries && upper.lte(t.bestBid) ? t.bestAsk : upper;

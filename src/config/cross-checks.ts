@@ -1,8 +1,8 @@
 // Rules that involve more than one field. They run after every field is valid, and their messages
 // point at the field the user most likely has to change.
-import Big from 'big.js';
 import type { z } from 'zod';
 import { ConfigSchema } from './schema.ts';
+import { dec } from '../core/decimal.ts';
 
 type Parsed = z.output<typeof ConfigSchema>;
 
@@ -40,7 +40,7 @@ function crossCheck(c: Parsed, ctx: z.RefinementCtx): void {
       issue(['strategies', i, 'file'], `expected a .ts or .js strategy file, got ${JSON.stringify(s.file)}`);
   });
 
-  if (new Big(c.risk.drawdownReducePct).gt(c.risk.drawdownHaltPct)) {
+  if (dec(c.risk.drawdownReducePct).gt(c.risk.drawdownHaltPct)) {
     issue(
       ['risk', 'drawdownReducePct'],
       `expected at most risk.drawdownHaltPct (${c.risk.drawdownHaltPct}), got "${c.risk.drawdownReducePct}" (trading reduces before it halts)`,

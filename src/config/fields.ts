@@ -3,8 +3,7 @@
 // underlying zod check was. Every field documents its default in its description, which the JSON
 // Schema export carries to editors.
 import { z } from 'zod';
-import Big from 'big.js';
-import { isDecimalString } from '../core/decimal.ts';
+import { dec, isDecimalString } from '../core/decimal.ts';
 
 /** Appends the default to a description, so that `--help`-like output and editors show it. */
 function withDefault(description: string, def: unknown): string {
@@ -166,7 +165,7 @@ function decimalSchema(kind: DecimalKind, max?: string) {
       ctx.issues.push({ code: 'custom', message: expected, input: v });
       return z.NEVER;
     }
-    const d = new Big(textValue);
+    const d = dec(textValue);
     const tooLow = kind === 'positive' ? d.lte(0) : d.lt(0);
     if (tooLow || (max !== undefined && d.gt(max))) {
       ctx.issues.push({ code: 'custom', message: expected, input: v });

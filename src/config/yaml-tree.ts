@@ -1,11 +1,10 @@
 // YAML text → plain data + source map, in one walk over the document's nodes (parseDocument keeps
 // their offsets). On the way, `${VAR}` references are replaced from the environment and values
 // written inline under secret-looking keys are refused. Nothing here knows the config schema.
-import Big from 'big.js';
 import { isAlias, isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, Scalar } from 'yaml';
 import type { Document, Node } from 'yaml';
 import { ConfigError } from '../core/errors.ts';
-import { isDecimalString } from '../core/decimal.ts';
+import { dec, isDecimalString } from '../core/decimal.ts';
 import { hasReference, interpolate, isPureReference } from './interpolate.ts';
 import type { Env } from './interpolate.ts';
 import { ConfigProblemsError, type ConfigProblem } from './problems.ts';
@@ -173,7 +172,7 @@ function exactNumber(value: number, source: string | undefined): number | string
   if (source === undefined || !Number.isFinite(value)) return value;
   const s = source.trim().replace(/^\+/, '');
   if (!isDecimalString(s)) return value;
-  return new Big(s).eq(new Big(value)) ? value : s;
+  return dec(s).eq(value) ? value : s;
 }
 
 const NUMBER = /^[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?$/;

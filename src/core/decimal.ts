@@ -1,37 +1,38 @@
-// Exact decimals for money. Prices and sizes are decimal strings on the wire and `Dec` (big.js)
-// inside; nothing here ever goes through a float. `Dec` values are immutable.
-import Big from 'big.js';
+// Exact decimals for money. Prices and sizes are decimal strings on the wire and `Dec` inside: a
+// scaled integer (src/core/fixed-decimal.ts) with big.js's method names. Nothing here goes through a
+// float. `Dec` values are immutable.
+import {
+  decimalArg,
+  divideRounded,
+  FixedDecimal,
+  isDecimalLiteral,
+  ROUND_DOWN,
+  ROUND_HALF_UP,
+  ROUND_UP,
+  scaledBig,
+  scaledNumber,
+} from './fixed-decimal.ts';
 
-export type Dec = Big;
+export type Dec = FixedDecimal;
 
-// Division precision for derived figures (averages, ratios); never used for wire prices, which are
-// always rounded to the instrument's tick explicitly.
-Big.DP = 18;
-Big.RM = Big.roundHalfUp;
-Big.strict = false;
-
-// The exponent is limited to 3 digits: `1e99999999` is a valid literal, but expanding it would build a
-// 10^8-digit number (seconds of CPU, or out of memory); no exchange or recording sends one.
-const DECIMAL = /^-?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d{1,3})?$/;
-
-export const ZERO: Dec = new Big(0);
-export const ONE: Dec = new Big(1);
+export const ZERO: Dec = FixedDecimal.ZERO;
+export const ONE: Dec = FixedDecimal.ONE;
 
 /** True when `s` is a finite decimal literal that `dec` accepts. */
 export function isDecimalString(s: string): boolean {
-  return DECIMAL.test(s);
+  return isDecimalLiteral(s);
 }
+
+/** True when `v` is a Dec (of this copy of capibot or another: a plugin loaded through tsx). */
+export { isFixedDecimal as isDec } from './fixed-decimal.ts';
 
 /** Parses a decimal string exactly; throws a RangeError naming the text when it is not one. */
 export function dec(value: string | number | Dec): Dec {
-  if (value instanceof Big) return value;
-  if (typeof value === 'number') {
+  if (typeof value === 'number' && !Number.isSafeInteger(value)) {
     // Only integers are accepted from numbers: a float literal is already rounded.
-    if (!Number.isSafeInteger(value)) throw new RangeError(`not an exact integer: ${value}`);
-    return new Big(value);
+    throw new RangeError(`not an exact integer: ${value}`);
   }
-  if (!DECIMAL.test(value)) throw new RangeError(`not a decimal: ${JSON.stringify(value)}`);
-  return new Big(value);
+  return decimalArg(value);
 }
 
 /** Plain decimal text (never exponent notation), as sent on the wire. */
@@ -41,39 +42,37 @@ export function decToString(d: Dec): string {
 
 export type RoundMode = 'down' | 'up' | 'nearest';
 
-/** Rounds `value` to a multiple of `step` (a tick or a size step). `down` is toward zero. */
+/**
+ * Rounds `value` to a multiple of `step` (a tick or a size step) exactly: `down` is toward zero, `up`
+ * away from zero, `nearest` half away from zero.
+ */
 export function roundToStep(value: Dec, step: Dec, mode: RoundMode = 'nearest'): Dec {
-  if (step.lte(0)) throw new RangeError(`step must be positive, got ${step.toFixed()}`);
-  const rm = mode === 'down' ? Big.roundDown : mode === 'up' ? Big.roundUp : Big.roundHalfUp;
-  return value.div(step).round(0, rm).times(step);
-}
-
-/** The integer written by big.js coefficient digits, when it is at most 15 digits long. */
-function smallCoefficient(c: readonly number[]): number | undefined {
-  if (c.length > 15) return undefined;
-  let n = 0;
-  for (const d of c) n = n * 10 + d;
-  return n;
+  if (step.sign() <= 0) throw new RangeError(`step must be positive, got ${step.toFixed()}`);
+  const rm = mode === 'down' ? ROUND_DOWN : mode === 'up' ? ROUND_UP : ROUND_HALF_UP;
+  const k = Math.max(value.k, step.k);
+  const v = scaledNumber(value, k);
+  const s = scaledNumber(step, k);
+  if (v !== undefined && s !== undefined) {
+    const r = v % s;
+    if (r === 0) return value;
+    const t = (v - r) / s;
+    const twice = Math.abs(r) * 2;
+    const away = rm === ROUND_UP || (rm === ROUND_HALF_UP && twice >= s);
+    const q = away ? t + (v < 0 ? -1 : 1) : t;
+    const m = q * s;
+    if (Number.isSafeInteger(m)) return FixedDecimal.make(m, k);
+  }
+  const sb = scaledBig(step, k);
+  return FixedDecimal.make(divideRounded(scaledBig(value, k), sb, rm) * sb, k);
 }
 
 /** True when `value` is an exact multiple of `step`. */
 export function isMultipleOf(value: Dec, step: Dec): boolean {
-  // value = cv × 10^kv and step = cs × 10^ks with integer coefficients: when they are small, decide
-  // with exact integer arithmetic on numbers instead of big.js's division (many allocations).
-  const cv = smallCoefficient(value.c);
-  const cs = smallCoefficient(step.c);
-  if (cv !== undefined && cs !== undefined && cs !== 0) {
-    if (cv === 0) return true;
-    const shift = value.e - value.c.length + 1 - (step.e - step.c.length + 1);
-    if (shift >= 0 && shift <= 15) {
-      const scaled = cv * 10 ** shift;
-      if (Number.isSafeInteger(scaled)) return scaled % cs === 0;
-    } else if (shift < 0 && shift >= -15) {
-      const scaledStep = cs * 10 ** -shift;
-      if (Number.isSafeInteger(scaledStep)) return cv % scaledStep === 0;
-    }
-  }
-  return value.mod(step).eq(0);
+  const k = Math.max(value.k, step.k);
+  const v = scaledNumber(value, k);
+  const s = scaledNumber(step, k);
+  if (v !== undefined && s !== undefined && s !== 0) return v % s === 0;
+  return value.mod(step).sign() === 0;
 }
 
 export function decMin(a: Dec, b: Dec): Dec {
@@ -92,5 +91,5 @@ export function decSum(values: Iterable<Dec>): Dec {
 
 /** A float view for charts and statistics only (Sharpe, progress); never for prices sent anywhere. */
 export function decToNumber(d: Dec): number {
-  return Number(d.toFixed());
+  return d.toNumber();
 }

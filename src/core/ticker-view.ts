@@ -1,5 +1,5 @@
 // The Ticker of a wire ticker, decoded once: numbers for signals at construction (a `Number()` each),
-// exact decimals on first read (big.js parses are the expensive part, and most polls of a backtest
+// exact decimals on first read (decimal parses are the expensive part, and most polls of a backtest
 // are read by nobody exactly). One view is built per ticker per poll and shared by the simulator's
 // book, the engine and every strategy. Immutable to its readers: the cache is private.
 import { dec, type Dec } from './decimal.ts';

@@ -7,7 +7,7 @@
 //    under dist/, the very module the CLI runs: one copy of the framework, so `instanceof` and
 //    module state hold across the strategy and the host (a second copy from src/ would break them);
 //  - a package → the file Node itself would load for it (the `import` and `node` conditions), so
-//    the strategy and capibot share zod, big.js, …;
+//    the strategy and capibot share zod, rxjs, …;
 //  - node: builtins as they are.
 // Source maps are inline and enabled, so a strategy's stack frames name its own .ts lines.
 // A manifest per strategy file lists the bundle's input files with their mtimes: while none changed,

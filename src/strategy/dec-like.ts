@@ -1,8 +1,9 @@
-// Decimals crossing the plugin boundary. A plugin loaded through tsx gets its own copy of big.js, so
-// its Dec values are not `instanceof` ours; they are recognised by shape and re-parsed exactly from
-// their plain decimal text (toFixed never uses exponent notation).
-import Big from 'big.js';
-import { dec, isDecimalString, type Dec } from '../core/decimal.ts';
+// Decimals crossing the plugin boundary. A plugin loaded through tsx gets its own copy of capibot's
+// modules, so its Dec values are not `instanceof` ours; they are recognised by their brand (or, for a
+// plugin that computes with big.js itself, by big.js's shape) and re-parsed exactly from their plain
+// decimal text (toFixed never uses exponent notation).
+import { dec, isDec, isDecimalString, type Dec } from '../core/decimal.ts';
+import { FixedDecimal } from '../core/fixed-decimal.ts';
 
 interface BigLike {
   readonly s: number;
@@ -34,8 +35,8 @@ export function numberToDec(v: number): Dec | undefined {
 
 /** A Dec of this module instance, from a Dec of any instance or a decimal string; otherwise undefined. */
 export function toDec(v: unknown): Dec | undefined {
-  if (v instanceof Big) return v;
-  if (isBigLike(v)) return dec(v.toFixed());
+  if (v instanceof FixedDecimal) return v;
+  if (isDec(v) || isBigLike(v)) return dec(v.toFixed());
   if (typeof v === 'string' && isDecimalString(v.trim())) return dec(v.trim());
   return undefined;
 }

@@ -1,36 +1,33 @@
-// Indicators in exact decimals. Every value is rounded to a fixed number of places after each
-// update, so results are deterministic, independent of history length, and big.js numbers do not
-// grow without bound. Indicator values are signals, not prices: round them with ctx.roundPrice
-// before they go into an order.
-import { dec, ZERO, type Dec } from '../../src/strategy/index.ts';
-
-/** Decimal places kept by indicator values. */
-export const INDICATOR_PLACES = 12;
+// Indicators in floats, like every peer (Jesse, Freqtrade, NautilusTrader's indicators): signals are
+// JavaScript numbers, fed with a ticker's number fields (`t.price`, `t.bid`, `t.ask`). They never
+// reach the wire as they are: a price computed from an indicator goes through `ctx.roundPrice` (or
+// straight into `ctx.place`), which snaps it to the tick exactly. Money (sizes, PnL, positions) stays
+// exact `Dec`.
 
 /** Exponential moving average with alpha = 2 / (period + 1), seeded with the first value. */
 export class Ema {
   readonly period: number;
-  readonly #alpha: Dec;
-  #value: Dec | undefined;
+  readonly #alpha: number;
+  #value: number | undefined;
   #count = 0;
 
   constructor(period: number) {
     if (!Number.isInteger(period) || period < 1)
       throw new RangeError(`EMA period must be a positive integer, got ${period}`);
     this.period = period;
-    this.#alpha = dec(2).div(period + 1);
+    this.#alpha = 2 / (period + 1);
   }
 
   /** Folds one value in and returns the new average. */
-  update(x: Dec): Dec {
+  update(x: number): number {
     const prev = this.#value;
-    this.#value =
-      prev === undefined ? x : prev.plus(x.minus(prev).times(this.#alpha)).round(INDICATOR_PLACES);
+    const next = prev === undefined ? x : prev + (x - prev) * this.#alpha;
+    this.#value = next;
     this.#count++;
-    return this.#value;
+    return next;
   }
 
-  get value(): Dec | undefined {
+  get value(): number | undefined {
     return this.#value;
   }
 
@@ -40,11 +37,18 @@ export class Ema {
   }
 }
 
-/** Mean and population standard deviation of the last `size` values. */
+/**
+ * Mean and population standard deviation of the last `size` values, in O(1) per value. The window is
+ * a ring; the deviation is computed from the values' distances to the window's first value (shifted
+ * data), which keeps the sums small so that prices near 100 000 lose no precision to cancellation.
+ */
 export class RollingStats {
   readonly size: number;
-  readonly #values: Dec[] = [];
-  #sum: Dec = ZERO;
+  readonly #ring: number[] = [];
+  #next = 0;
+  #shift = 0;
+  #sum = 0;
+  #sumSq = 0;
 
   constructor(size: number) {
     if (!Number.isInteger(size) || size < 2)
@@ -52,33 +56,50 @@ export class RollingStats {
     this.size = size;
   }
 
-  push(x: Dec): void {
-    this.#values.push(x);
-    this.#sum = this.#sum.plus(x);
-    if (this.#values.length > this.size) {
-      const out = this.#values.shift();
-      if (out !== undefined) this.#sum = this.#sum.minus(out);
+  push(x: number): void {
+    if (this.#ring.length === 0) this.#shift = x;
+    const d = x - this.#shift;
+    if (this.#ring.length < this.size) {
+      this.#ring.push(x);
+    } else {
+      const out = (this.#ring[this.#next] as number) - this.#shift;
+      this.#ring[this.#next] = x;
+      this.#next = (this.#next + 1) % this.size;
+      this.#sum -= out;
+      this.#sumSq -= out * out;
+    }
+    this.#sum += d;
+    this.#sumSq += d * d;
+    // Once per turn of the ring, the sums are recomputed around the current window (amortized O(1)),
+    // so rounding errors do not pile up over millions of updates and the shift follows the prices.
+    if (this.#next === 0 && this.#ring.length === this.size) this.#rebase();
+  }
+
+  #rebase(): void {
+    this.#shift = this.#ring[0] as number;
+    this.#sum = 0;
+    this.#sumSq = 0;
+    for (const x of this.#ring) {
+      const d = x - this.#shift;
+      this.#sum += d;
+      this.#sumSq += d * d;
     }
   }
 
   get full(): boolean {
-    return this.#values.length === this.size;
+    return this.#ring.length === this.size;
   }
 
-  mean(): Dec {
-    if (this.#values.length === 0) return ZERO;
-    return this.#sum.div(this.#values.length).round(INDICATOR_PLACES);
+  mean(): number {
+    const n = this.#ring.length;
+    return n === 0 ? 0 : this.#shift + this.#sum / n;
   }
 
-  stdDev(): Dec {
-    const n = this.#values.length;
-    if (n === 0) return ZERO;
-    const m = this.#sum.div(n);
-    let sq = ZERO;
-    for (const v of this.#values) {
-      const d = v.minus(m);
-      sq = sq.plus(d.times(d));
-    }
-    return sq.div(n).sqrt().round(INDICATOR_PLACES);
+  stdDev(): number {
+    const n = this.#ring.length;
+    if (n === 0) return 0;
+    const m = this.#sum / n;
+    // Rounding can leave a hair below zero for a flat window.
+    return Math.sqrt(Math.max(0, this.#sumSq / n - m * m));
   }
 }

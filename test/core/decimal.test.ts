@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import Big from 'big.js';
 import fc from 'fast-check';
 import { dec, decToString, isDecimalString, isMultipleOf, roundToStep } from '../../src/core/decimal.ts';
 
@@ -47,7 +48,12 @@ describe('decimal', () => {
   });
 });
 
-describe('isMultipleOf', () => {
+// The exact reference: big.js with a division precision far beyond the digits these tests use.
+const Exact = Big();
+Exact.DP = 80;
+Exact.RM = 0;
+
+describe('isMultipleOf and roundToStep', () => {
   // Small coefficients take an integer fast path; it must agree with big.js's exact remainder.
   const decimalText = fc
     .tuple(fc.bigInt({ min: 0n, max: 10n ** 20n }), fc.integer({ min: 0, max: 12 }))
@@ -59,10 +65,27 @@ describe('isMultipleOf', () => {
     fc.assert(
       fc.property(decimalText, decimalText, (v, s) => {
         fc.pre(dec(s).gt(0));
-        expect(isMultipleOf(dec(v), dec(s))).toBe(dec(v).mod(dec(s)).eq(0));
+        expect(isMultipleOf(dec(v), dec(s))).toBe(new Exact(v).mod(s).eq(0));
       }),
       { numRuns: 2000 },
     );
+  });
+  it('rounds to a step exactly in each mode, for any value and step, signed', () => {
+    const modes = { down: 0, up: 3, nearest: 1 } as const;
+    fc.assert(
+      fc.property(decimalText, decimalText, fc.boolean(), fc.constantFrom('down', 'up', 'nearest' as const), (v, s, neg, mode) => {
+        fc.pre(dec(s).gt(0));
+        const value = neg ? `-${v}` : v;
+        const expected = new Exact(value).div(s).round(0, modes[mode]).times(s);
+        expect(roundToStep(dec(value), dec(s), mode).toFixed()).toBe(expected.toFixed());
+      }),
+      { numRuns: 2000 },
+    );
+  });
+  it('rounds exactly where dividing first to 18 places would round twice', () => {
+    // 0.30000000000000000000999 / 0.1 = 3.0000000000000000000999: toward zero it is 3, up it is 3.1.
+    expect(roundToStep(dec('0.30000000000000000000999'), dec('0.1'), 'up').toFixed()).toBe('0.4');
+    expect(roundToStep(dec('0.39999999999999999999999'), dec('0.1'), 'down').toFixed()).toBe('0.3');
   });
   it('decides the usual tick and step cases', () => {
     expect(isMultipleOf(dec('0.15'), dec('0.1'))).toBe(false);

@@ -3,8 +3,7 @@
 // an object holding only scalars sits on one line, everything else is indented by two spaces.
 // Values JSON cannot represent exactly (NaN, Infinity, functions, class instances other than Dec)
 // are rejected instead of being silently dropped or mangled.
-import Big from 'big.js';
-import { decToString } from '../../core/decimal.ts';
+import { decToString, isDec } from '../../core/decimal.ts';
 import { InvariantViolation } from '../../core/errors.ts';
 
 function isPlainObject(v: object): boolean {
@@ -28,7 +27,7 @@ function scalar(v: unknown, path: string): string | undefined {
     case 'bigint':
       return JSON.stringify(v.toString());
     case 'object':
-      if (v instanceof Big) return JSON.stringify(decToString(v));
+      if (isDec(v)) return JSON.stringify(decToString(v));
       if (!Array.isArray(v) && !isPlainObject(v)) {
         throw new InvariantViolation(
           `${path}: only plain objects, arrays, Dec and scalars are written as JSON`,
@@ -71,7 +70,7 @@ export function canonicalJson(value: unknown): string {
 /** A copy of a JSON-like value with every plain object's keys sorted (for free-form maps). */
 export function sortKeysDeep(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sortKeysDeep);
-  if (value !== null && typeof value === 'object' && !(value instanceof Big) && isPlainObject(value)) {
+  if (value !== null && typeof value === 'object' && !(isDec(value)) && isPlainObject(value)) {
     // fromEntries defines own properties, so a key like "__proto__" stays data.
     return Object.fromEntries(
       Object.entries(value)

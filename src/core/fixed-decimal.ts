@@ -1,0 +1,473 @@
+// Exact decimal money as a scaled integer: value = m × 10^-k. This is the fixed-point type of the
+// hot path (issue #17): prices, sizes, fills, fees, positions and PnL. It replaces big.js, whose every
+// operation builds digit arrays. The method names and results are big.js's (plus, minus, times, div,
+// round, cmp, toFixed…), so strategy code written against big.js keeps working.
+//
+// Invariants (every constructor goes through `make`):
+// - `m` is an integer. It is a JS number when it is a safe integer (|m| ≤ 2^53 − 1), else a bigint.
+//   Arithmetic runs on numbers while the exact result stays safe (checked after each operation: a
+//   float sum or product of safe integers that is not exact lands outside the safe range) and on
+//   bigints otherwise, so nothing is ever rounded by a float.
+// - `k` ≥ 0 is the count of decimal places, and `m` has no trailing zero digit when k > 0 (canonical:
+//   one value, one representation). Zero is m = 0, k = 0 (no negative zero).
+// - The precision is the value's own: a price parsed from the wire carries the contract's tick
+//   precision, a product carries the sum of its factors' places. Nothing is truncated implicitly; the
+//   only rounding is `div`/`sqrt`/negative `pow` (to DIV_PLACES places, half away from zero, as
+//   big.js with DP = 18) and the explicit `round`/`toFixed` calls.
+
+/** Decimal places kept by `div`, `sqrt` and negative `pow` (big.js's DP in capibot since the start). */
+export const DIV_PLACES = 18;
+
+/** Rounding modes, numbered as big.js's: toward zero, half away from zero, half to even, away from zero. */
+export const ROUND_DOWN = 0;
+export const ROUND_HALF_UP = 1;
+export const ROUND_HALF_EVEN = 2;
+export const ROUND_UP = 3;
+export type RoundingMode = 0 | 1 | 2 | 3;
+
+type Coefficient = number | bigint;
+export type DecArg = FixedDecimal | string | number;
+
+const MAX = Number.MAX_SAFE_INTEGER;
+const MAX_BIG = BigInt(MAX);
+// Powers of ten that a double holds exactly (10^22 is the largest).
+const POW10: readonly number[] = Array.from({ length: 23 }, (_, i) => 10 ** i);
+const POW10_BIG: bigint[] = [];
+
+function pow10Big(n: number): bigint {
+  let p = POW10_BIG[n];
+  if (p === undefined) {
+    p = 10n ** BigInt(n);
+    if (n < 64) POW10_BIG[n] = p;
+  }
+  return p;
+}
+
+// A plain decimal literal with an optional exponent. The exponent is limited to 3 digits: `1e99999999`
+// is a valid literal, but expanding it would build a 10^8-digit number (seconds of CPU, or out of
+// memory); no exchange or recording sends one.
+const LITERAL = /^-?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d{1,3})?$/;
+
+// Recognises a FixedDecimal from another copy of this module (a plugin loaded through tsx).
+const BRAND = Symbol.for('capibot.fixed-decimal');
+
+export class FixedDecimal {
+  /** The coefficient: value = m × 10^-k (see the file comment for the invariants). */
+  readonly m: Coefficient;
+  /** Decimal places. */
+  readonly k: number;
+
+  static readonly ZERO: FixedDecimal = new FixedDecimal(0, 0);
+  static readonly ONE: FixedDecimal = new FixedDecimal(1, 0);
+
+  /** Use `make` (canonical form) or `parseDecimal`; this stores its arguments as they are. */
+  private constructor(m: Coefficient, k: number) {
+    this.m = m;
+    this.k = k;
+  }
+
+  /** @internal Builds the canonical value of m × 10^-k (k ≥ 0, m an integer). */
+  static make(m: Coefficient, k: number): FixedDecimal {
+    if (typeof m === 'bigint') {
+      if (m <= MAX_BIG && m >= -MAX_BIG) return FixedDecimal.make(Number(m), k);
+      while (k > 0 && m % 10n === 0n) {
+        m /= 10n;
+        k--;
+      }
+      if (m <= MAX_BIG && m >= -MAX_BIG) return new FixedDecimal(Number(m), k);
+      return new FixedDecimal(m, k);
+    }
+    if (m === 0) return FixedDecimal.ZERO;
+    while (k > 0 && m % 10 === 0) {
+      m /= 10;
+      k--;
+    }
+    return new FixedDecimal(m, k);
+  }
+
+  get [BRAND](): true {
+    return true;
+  }
+
+  /** -1, 0 or 1. */
+  sign(): -1 | 0 | 1 {
+    const m = this.m;
+    return m > 0 ? 1 : m < 0 ? -1 : 0;
+  }
+
+  plus(y: DecArg): FixedDecimal {
+    const b = decimalArg(y);
+    const am = this.m;
+    const bm = b.m;
+    if (typeof am === 'number' && typeof bm === 'number') {
+      const ak = this.k;
+      const bk = b.k;
+      if (ak === bk) {
+        const s = am + bm;
+        if (s <= MAX && s >= -MAX) return FixedDecimal.make(s, ak);
+      } else if (ak < bk) {
+        const d = bk - ak;
+        if (d < 23) {
+          const x = am * (POW10[d] as number);
+          const s = x + bm;
+          if (x <= MAX && x >= -MAX && s <= MAX && s >= -MAX) return FixedDecimal.make(s, bk);
+        }
+      } else {
+        const d = ak - bk;
+        if (d < 23) {
+          const x = bm * (POW10[d] as number);
+          const s = am + x;
+          if (x <= MAX && x >= -MAX && s <= MAX && s >= -MAX) return FixedDecimal.make(s, ak);
+        }
+      }
+    }
+    const k = Math.max(this.k, b.k);
+    return FixedDecimal.make(scaledBig(this, k) + scaledBig(b, k), k);
+  }
+
+  minus(y: DecArg): FixedDecimal {
+    return this.plus(decimalArg(y).neg());
+  }
+
+  times(y: DecArg): FixedDecimal {
+    const b = decimalArg(y);
+    const am = this.m;
+    const bm = b.m;
+    if (typeof am === 'number' && typeof bm === 'number') {
+      const p = am * bm;
+      if (p <= MAX && p >= -MAX) return FixedDecimal.make(p, this.k + b.k);
+    }
+    return FixedDecimal.make(BigInt(am) * BigInt(bm), this.k + b.k);
+  }
+
+  /** The quotient rounded to DIV_PLACES decimal places, half away from zero. */
+  div(y: DecArg): FixedDecimal {
+    const b = decimalArg(y);
+    if (b.m === 0) throw new RangeError('division by zero');
+    if (this.m === 0) return FixedDecimal.ZERO;
+    // (ma / 10^ka) / (mb / 10^kb) × 10^P = ma × 10^(kb + P) / (mb × 10^ka)
+    const num = BigInt(this.m) * pow10Big(b.k + DIV_PLACES);
+    const den = BigInt(b.m) * pow10Big(this.k);
+    return FixedDecimal.make(divideRounded(num, den, ROUND_HALF_UP), DIV_PLACES);
+  }
+
+  /** The remainder of truncated division; its sign is this value's (as big.js and `%`). */
+  mod(y: DecArg): FixedDecimal {
+    const b = decimalArg(y);
+    if (b.m === 0) throw new RangeError('division by zero');
+    const k = Math.max(this.k, b.k);
+    const am = scaledNumber(this, k);
+    const bm = scaledNumber(b, k);
+    if (am !== undefined && bm !== undefined) return FixedDecimal.make(am % bm, k);
+    return FixedDecimal.make(scaledBig(this, k) % scaledBig(b, k), k);
+  }
+
+  /** This value to the integer power `n` (|n| ≤ 1e6); exact for n ≥ 0, `div`-rounded for n < 0. */
+  pow(n: number): FixedDecimal {
+    if (!Number.isInteger(n) || n < -1e6 || n > 1e6) throw new RangeError(`invalid exponent: ${n}`);
+    let base = this.times(1);
+    let result: FixedDecimal = FixedDecimal.ONE;
+    for (let e = Math.abs(n); e > 0; e = Math.floor(e / 2)) {
+      if (e % 2 === 1) result = result.times(base);
+      if (e > 1) base = base.times(base);
+    }
+    return n < 0 ? FixedDecimal.ONE.div(result) : result;
+  }
+
+  /** The square root rounded to DIV_PLACES decimal places, half away from zero. */
+  sqrt(): FixedDecimal {
+    if (this.sign() < 0) throw new RangeError('no square root of a negative number');
+    // sqrt(m × 10^-k) × 10^P = sqrt(m × 10^(2P − k)): with an even, non-negative shift of m, the
+    // floor of an integer square root decides the rounding (the root is never exactly half-way).
+    const shift = 2 * DIV_PLACES - this.k;
+    const m = BigInt(this.m);
+    if (shift >= 0) {
+      const x = m * pow10Big(shift);
+      const r = integerSqrt(x);
+      // Half away from zero: up when x ≥ (r + ½)², i.e. x > r² + r for integers.
+      return FixedDecimal.make(x > r * r + r ? r + 1n : r, DIV_PLACES);
+    }
+    // More than 2P places: sqrt(m × 10^-t) = sqrt(m × 10^(e − t)) / 10^(e/2) with e = t rounded up to
+    // even. Rounding floor(root) at ≥ 1 dropped digit decides as the exact root would (the half-way
+    // point is an integer there).
+    const t = -shift;
+    const e = t + (t % 2);
+    const r = integerSqrt(m * pow10Big(e - t));
+    return FixedDecimal.make(r, DIV_PLACES + e / 2).round(DIV_PLACES, ROUND_HALF_UP);
+  }
+
+  abs(): FixedDecimal {
+    return this.sign() < 0 ? this.neg() : this;
+  }
+
+  neg(): FixedDecimal {
+    const m = this.m;
+    if (m === 0) return this;
+    return new FixedDecimal(typeof m === 'number' ? -m : -m, this.k);
+  }
+
+  /**
+   * This value rounded to `dp` decimal places (negative: to a multiple of 10^-dp) with `rm`
+   * (default half away from zero), as big.js's `round`.
+   */
+  round(dp = 0, rm: RoundingMode = ROUND_HALF_UP): FixedDecimal {
+    if (!Number.isInteger(dp) || dp < -1e6 || dp > 1e6) throw new RangeError(`invalid decimal places: ${dp}`);
+    checkMode(rm);
+    const drop = this.k - dp;
+    if (drop <= 0) return this;
+    const m = this.m;
+    let q: Coefficient;
+    if (typeof m === 'number' && drop < 23) {
+      const p = POW10[drop] as number;
+      const r = m % p;
+      const t = (m - r) / p;
+      q = r !== 0 && roundsAway(Math.abs(r) * 2, p, rm, t) ? t + (m < 0 ? -1 : 1) : t;
+    } else {
+      q = divideRounded(BigInt(m), pow10Big(drop), rm);
+    }
+    if (dp >= 0) return FixedDecimal.make(q, dp);
+    return FixedDecimal.make(BigInt(q) * pow10Big(-dp), 0);
+  }
+
+  /** 1, -1 or 0 as this value is greater than, less than or equal to `y`. */
+  cmp(y: DecArg): -1 | 0 | 1 {
+    const b = decimalArg(y);
+    const am = this.m;
+    const bm = b.m;
+    if (typeof am === 'number' && typeof bm === 'number') {
+      if (this.k === b.k) return am > bm ? 1 : am < bm ? -1 : 0;
+      // Different signs (or a zero) decide without scaling.
+      const as = am > 0 ? 1 : am < 0 ? -1 : 0;
+      const bs = bm > 0 ? 1 : bm < 0 ? -1 : 0;
+      if (as !== bs) return as > bs ? 1 : -1;
+      const k = Math.max(this.k, b.k);
+      const x = scaledNumber(this, k);
+      const z = scaledNumber(b, k);
+      if (x !== undefined && z !== undefined) return x > z ? 1 : x < z ? -1 : 0;
+    }
+    const k = Math.max(this.k, b.k);
+    const x = scaledBig(this, k);
+    const z = scaledBig(b, k);
+    return x > z ? 1 : x < z ? -1 : 0;
+  }
+
+  eq(y: DecArg): boolean {
+    return this.cmp(y) === 0;
+  }
+  gt(y: DecArg): boolean {
+    return this.cmp(y) > 0;
+  }
+  gte(y: DecArg): boolean {
+    return this.cmp(y) >= 0;
+  }
+  lt(y: DecArg): boolean {
+    return this.cmp(y) < 0;
+  }
+  lte(y: DecArg): boolean {
+    return this.cmp(y) <= 0;
+  }
+
+  /**
+   * Plain notation (never an exponent). With `dp`, rounded (`rm`, default half away from zero) and
+   * padded to exactly `dp` places. As big.js, a negative value that rounds to zero keeps its sign
+   * ("-0.00").
+   */
+  toFixed(dp?: number, rm: RoundingMode = ROUND_HALF_UP): string {
+    if (dp === undefined) return plain(this, this.m < 0);
+    if (!Number.isInteger(dp) || dp < 0 || dp > 1e6) throw new RangeError(`invalid decimal places: ${dp}`);
+    const r = this.round(dp, rm);
+    let s = plain(r, this.m < 0);
+    if (dp > r.k) s += (r.k === 0 ? '.' : '') + '0'.repeat(dp - r.k);
+    return s;
+  }
+
+  /** big.js's toString: exponent notation from 10^21 up and below 10^-6, plain text otherwise. */
+  toString(): string {
+    const all = magnitudeDigits(this.m);
+    const e = all.length - 1 - this.k;
+    if (this.m !== 0 && (e <= -7 || e >= 21)) {
+      // An integer keeps trailing zeros in its coefficient; the mantissa does not.
+      const digits = all.replace(/0+$/, '');
+      const mantissa = digits.length > 1 ? `${digits[0] ?? ''}.${digits.slice(1)}` : digits;
+      return `${this.m < 0 ? '-' : ''}${mantissa}${e < 0 ? 'e' : 'e+'}${e}`;
+    }
+    return plain(this, this.m < 0);
+  }
+
+  toJSON(): string {
+    return this.toString();
+  }
+
+  valueOf(): string {
+    return this.toString();
+  }
+
+  /** The nearest double (for charts, statistics and signals; never for the wire or the books). */
+  toNumber(): number {
+    const m = this.m;
+    // Both operands exact doubles: IEEE division rounds the exact quotient once, as parsing would.
+    if (typeof m === 'number' && this.k < 23) return m / (POW10[this.k] as number);
+    return Number(this.toString());
+  }
+
+  // big.js's aliases.
+  add(y: DecArg): FixedDecimal {
+    return this.plus(y);
+  }
+  sub(y: DecArg): FixedDecimal {
+    return this.minus(y);
+  }
+  mul(y: DecArg): FixedDecimal {
+    return this.times(y);
+  }
+}
+
+
+/** True when `text` is a decimal literal that `parseDecimal` accepts. */
+export function isDecimalLiteral(text: string): boolean {
+  return LITERAL.test(text);
+}
+
+/** True when `v` is a FixedDecimal of this or another copy of this module. */
+export function isFixedDecimal(v: unknown): v is FixedDecimal {
+  return v instanceof FixedDecimal || (typeof v === 'object' && v !== null && BRAND in v);
+}
+
+/** Parses a decimal literal (see LITERAL) exactly; throws a RangeError naming the text otherwise. */
+export function parseDecimal(text: string): FixedDecimal {
+  if (!LITERAL.test(text)) throw new RangeError(`not a decimal: ${JSON.stringify(text)}`);
+  let end = text.length;
+  let exponent = 0;
+  const ePos = text.search(/[eE]/);
+  if (ePos >= 0) {
+    exponent = Number(text.slice(ePos + 1));
+    end = ePos;
+  }
+  const negative = text.charCodeAt(0) === 45; // '-'
+  const start = negative ? 1 : 0;
+  const dot = text.indexOf('.');
+  let digits: string;
+  let k: number;
+  if (dot < 0 || dot > end) {
+    digits = text.slice(start, end);
+    k = 0;
+  } else {
+    digits = text.slice(start, dot) + text.slice(dot + 1, end);
+    k = end - dot - 1;
+  }
+  k -= exponent;
+  if (k < 0) {
+    digits += '0'.repeat(-k);
+    k = 0;
+  }
+  // Up to 15 digits are below 10^15 < 2^53: exact as a double.
+  if (digits.length <= 15) {
+    const m = digits.length === 0 ? 0 : Number(digits);
+    return FixedDecimal.make(negative ? -m : m, k);
+  }
+  const m = BigInt(digits);
+  return FixedDecimal.make(negative ? -m : m, k);
+}
+
+/** A value from a method argument: a FixedDecimal, a decimal string or a finite number (by its text). */
+export function decimalArg(v: DecArg): FixedDecimal {
+  if (v instanceof FixedDecimal) return v;
+  if (typeof v === 'number') {
+    if (Number.isSafeInteger(v)) return FixedDecimal.make(v, 0);
+    if (!Number.isFinite(v)) throw new RangeError(`not a decimal: ${v}`);
+    return parseDecimal(String(v));
+  }
+  if (typeof v === 'string') return parseDecimal(v);
+  if (isFixedDecimal(v)) return parseDecimal((v as { toFixed(): string }).toFixed());
+  throw new RangeError(`not a decimal: ${String(v)}`);
+}
+
+function checkMode(rm: number): void {
+  if (rm !== 0 && rm !== 1 && rm !== 2 && rm !== 3) throw new RangeError(`invalid rounding mode: ${rm}`);
+}
+
+/**
+ * Whether a truncated quotient `q` moves one away from zero, given twice the remainder's magnitude
+ * and the divisor's magnitude (remainder ≠ 0).
+ */
+function roundsAway(twiceRemainder: number, divisor: number, rm: RoundingMode, q: number): boolean {
+  switch (rm) {
+    case ROUND_DOWN:
+      return false;
+    case ROUND_HALF_UP:
+      return twiceRemainder >= divisor;
+    case ROUND_HALF_EVEN:
+      return twiceRemainder > divisor || (twiceRemainder === divisor && q % 2 !== 0);
+    case ROUND_UP:
+      return true;
+  }
+}
+
+/** num ÷ den rounded to an integer with `rm` (den ≠ 0). */
+export function divideRounded(num: bigint, den: bigint, rm: RoundingMode): bigint {
+  const q = num / den;
+  const r = num % den;
+  if (r === 0n) return q;
+  const twice = (r < 0n ? -r : r) * 2n;
+  const d = den < 0n ? -den : den;
+  let away: boolean;
+  switch (rm) {
+    case ROUND_DOWN:
+      away = false;
+      break;
+    case ROUND_HALF_UP:
+      away = twice >= d;
+      break;
+    case ROUND_HALF_EVEN:
+      away = twice > d || (twice === d && q % 2n !== 0n);
+      break;
+    case ROUND_UP:
+      away = true;
+      break;
+  }
+  if (!away) return q;
+  return (num < 0n) !== (den < 0n) ? q - 1n : q + 1n;
+}
+
+/** The coefficient of `x` at `k` ≥ x.k places as a safe number, or undefined when it would not be one. */
+export function scaledNumber(x: FixedDecimal, k: number): number | undefined {
+  const m = x.m;
+  if (typeof m !== 'number') return undefined;
+  const d = k - x.k;
+  if (d === 0) return m;
+  if (d >= 23) return m === 0 ? 0 : undefined;
+  const s = m * (POW10[d] as number);
+  return s <= MAX && s >= -MAX ? s : undefined;
+}
+
+/** The coefficient of `x` at `k` ≥ x.k places as a bigint. */
+export function scaledBig(x: FixedDecimal, k: number): bigint {
+  return BigInt(x.m) * pow10Big(k - x.k);
+}
+
+function integerSqrt(n: bigint): bigint {
+  if (n < 2n) return n;
+  // Newton's iteration from a power of two above the root.
+  let x = 1n << BigInt(Math.ceil(n.toString(2).length / 2));
+  for (;;) {
+    const y = (x + n / x) >> 1n;
+    if (y >= x) return x;
+    x = y;
+  }
+}
+
+function magnitudeDigits(m: Coefficient): string {
+  const s = m.toString();
+  return s.charCodeAt(0) === 45 ? s.slice(1) : s;
+}
+
+/** Plain notation of `x`, with a minus sign when `negative`. */
+function plain(x: FixedDecimal, negative: boolean): string {
+  let digits = magnitudeDigits(x.m);
+  const k = x.k;
+  if (k > 0) {
+    if (digits.length <= k) digits = '0'.repeat(k - digits.length + 1) + digits;
+    digits = `${digits.slice(0, digits.length - k)}.${digits.slice(digits.length - k)}`;
+  }
+  return negative ? `-${digits}` : digits;
+}
