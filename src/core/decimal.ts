@@ -6,6 +6,7 @@ import {
   divideRounded,
   FixedDecimal,
   isDecimalLiteral,
+  roundsAway,
   ROUND_DOWN,
   ROUND_HALF_UP,
   ROUND_UP,
@@ -50,18 +51,13 @@ export function roundToStep(value: Dec, step: Dec, mode: RoundMode = 'nearest'):
   if (step.sign() <= 0) throw new RangeError(`step must be positive, got ${step.toFixed()}`);
   const rm = mode === 'down' ? ROUND_DOWN : mode === 'up' ? ROUND_UP : ROUND_HALF_UP;
   const k = Math.max(value.k, step.k);
+  // On numbers while both coefficients are safe at the common scale (NaN otherwise, see scaledNumber).
   const v = scaledNumber(value, k);
   const s = scaledNumber(step, k);
-  if (v !== undefined && s !== undefined) {
-    const r = v % s;
-    if (r === 0) return value;
-    const t = (v - r) / s;
-    const twice = Math.abs(r) * 2;
-    const away = rm === ROUND_UP || (rm === ROUND_HALF_UP && twice >= s);
-    const q = away ? t + (v < 0 ? -1 : 1) : t;
-    const m = q * s;
-    if (Number.isSafeInteger(m)) return FixedDecimal.make(m, k);
-  }
+  const r = v % s;
+  const t = (v - r) / s;
+  const m = (r !== 0 && roundsAway(Math.abs(r) * 2, s, rm, t) ? t + Math.sign(v) : t) * s;
+  if (Number.isSafeInteger(m)) return FixedDecimal.make(m, k);
   const sb = scaledBig(step, k);
   return FixedDecimal.make(divideRounded(scaledBig(value, k), sb, rm) * sb, k);
 }
@@ -69,9 +65,8 @@ export function roundToStep(value: Dec, step: Dec, mode: RoundMode = 'nearest'):
 /** True when `value` is an exact multiple of `step`. */
 export function isMultipleOf(value: Dec, step: Dec): boolean {
   const k = Math.max(value.k, step.k);
-  const v = scaledNumber(value, k);
-  const s = scaledNumber(step, k);
-  if (v !== undefined && s !== undefined && s !== 0) return v % s === 0;
+  const r = scaledNumber(value, k) % scaledNumber(step, k);
+  if (Number.isSafeInteger(r)) return r === 0;
   return value.mod(step).sign() === 0;
 }
 

@@ -52,7 +52,7 @@ describe('FixedDecimal against big.js', () => {
         expect(JSON.stringify({ x })).toBe(JSON.stringify({ x: r }));
         expect(x.toNumber()).toBe(Number(r.toString()));
       }),
-      { numRuns: 500 },
+      { numRuns: 250 },
     );
   });
 
@@ -66,7 +66,7 @@ describe('FixedDecimal against big.js', () => {
         same(x.times(y), new B(a).times(b));
         same(x.plus(b), new B(a).plus(b));
       }),
-      { numRuns: 600 },
+      { numRuns: 300 },
     );
   });
 
@@ -77,7 +77,7 @@ describe('FixedDecimal against big.js', () => {
         same(parseDecimal(a).div(b), new B(a).div(b));
         same(parseDecimal(a).mod(b), new B(a).mod(b));
       }),
-      { numRuns: 400 },
+      { numRuns: 200 },
     );
   });
 
@@ -92,7 +92,7 @@ describe('FixedDecimal against big.js', () => {
         if (c === 0) expect([x.m, x.k]).toEqual([y.m, y.k]);
         expect(x.sign()).toBe(new B(a).cmp(0));
       }),
-      { numRuns: 600 },
+      { numRuns: 300 },
     );
   });
 
@@ -102,7 +102,7 @@ describe('FixedDecimal against big.js', () => {
         same(parseDecimal(a).round(dp, rm), new B(a).round(dp, rm));
         if (dp >= 0) expect(parseDecimal(a).toFixed(dp, rm)).toBe(new B(a).toFixed(dp, rm));
       }),
-      { numRuns: 800 },
+      { numRuns: 400 },
     );
   });
 
@@ -126,7 +126,7 @@ describe('FixedDecimal against big.js', () => {
         expect(r.plus(halfUlp).times(r.plus(halfUlp)).gt(x)).toBe(true);
         expect(r.round(18).eq(r)).toBe(true);
       }),
-      { numRuns: 400 },
+      { numRuns: 200 },
     );
   });
 
