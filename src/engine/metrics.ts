@@ -2,7 +2,7 @@
 // backtests, exported as Prometheus metrics live.
 import type { EndpointId } from '../core/endpoints.ts';
 import type { BudgetUsage } from '../execution/budget.ts';
-import type { QueueDepth } from '../execution/executor.ts';
+import type { Executor, QueueDepth } from '../execution/executor.ts';
 import type { TradingState } from '../risk/trading-state.ts';
 
 export interface EngineMetrics {
@@ -55,4 +55,33 @@ export class Counters {
   reject(reason: string): void {
     this.rejections[reason] = (this.rejections[reason] ?? 0) + 1;
   }
+}
+
+/** The engine's metrics: its own counters beside the executor's, queue and budget. */
+export function engineMetrics(c: Counters, executor: Executor, tradingState: TradingState): EngineMetrics {
+  const x = executor.metrics();
+  return {
+    tickers: c.tickers,
+    intents: c.intents,
+    ordersCreated: c.ordersCreated,
+    ordersAccepted: c.ordersAccepted,
+    ordersRejected: c.ordersRejected,
+    ordersUnknown: c.ordersUnknown,
+    ordersCanceled: c.ordersCanceled,
+    ordersFilled: c.ordersFilled,
+    fills: c.fills,
+    cancelsRequested: c.cancelsRequested,
+    strategiesDisabled: c.strategiesDisabled,
+    rejectionsByReason: { ...c.rejections },
+    requestsByEndpoint: x.requestsByEndpoint,
+    weightUsed: x.weightUsed,
+    rateLimited: x.rateLimited,
+    batchCalls: x.batchCalls,
+    batchEntries: x.batchEntries,
+    singleCalls: x.singleCalls,
+    superseded: x.superseded,
+    queue: executor.depth(),
+    budget: executor.budgetUsage(),
+    tradingState,
+  };
 }
