@@ -49,7 +49,8 @@ export class Dispatcher {
   #stopped = false;
   #inFlight = 0;
   #retrying = 0;
-  readonly #retryTimers = new Set<CancelTimer>();
+  /** Retry timers, each with the job it will requeue (settled by stop() when the timer is canceled). */
+  readonly #retryTimers = new Map<CancelTimer, Job | undefined>();
   /** >0 while answers are being turned into events: flushes wait until the whole answer is applied. */
   #hold = 0;
   /** The dispatch in progress, when it is parked waiting for a slot or for budget. */
@@ -97,6 +98,13 @@ export class Dispatcher {
 
   enqueue(job: Job): void {
     const priority = JOB_PRIORITY[job.kind];
+    this.#add(job, priority);
+    // A parked dispatch of lower priority gives way (it re-queues itself).
+    if (this.#wake !== undefined && priority > this.#runningPriority) this.#wake();
+  }
+
+  /** Queues a job's dispatch, tracked until it starts so that stop() can settle it. */
+  #add(job: Job, priority: number): void {
     this.#queuedJobs.add(job);
     this.#queue
       .add(
@@ -107,8 +115,6 @@ export class Dispatcher {
         { priority },
       )
       .catch((e: unknown) => this.#hooks.fail(e));
-    // A parked dispatch of lower priority gives way (it re-queues itself).
-    if (this.#wake !== undefined && priority > this.#runningPriority) this.#wake();
   }
 
   /**
@@ -147,8 +153,11 @@ export class Dispatcher {
       });
   }
 
-  /** Runs `fn` after the retry delay (scheduler time), unless stopped by then. */
-  later(fn: () => void): void {
+  /**
+   * Runs `fn` after the retry delay (scheduler time), unless stopped by then. `job` is the job `fn`
+   * requeues, if any: stop() settles it (a read's caller learns it) instead of leaving it waiting.
+   */
+  later(fn: () => void, job?: Job): void {
     this.#retrying++;
     const cancel = this.#timers.after(this.#retryDelayMs, () => {
       this.#retryTimers.delete(cancel);
@@ -156,7 +165,7 @@ export class Dispatcher {
       if (!this.#stopped) fn();
       this.changed();
     });
-    this.#retryTimers.add(cancel);
+    this.#retryTimers.set(cancel, job);
   }
 
   /** Resolves when `isQuiescent()` holds (confirmed after pending microtasks). */
@@ -198,7 +207,10 @@ export class Dispatcher {
   /** Stops dispatching: retry timers canceled, queued jobs dropped (a read's caller learns it). */
   stop(): void {
     this.#stopped = true;
-    for (const c of this.#retryTimers) c();
+    for (const [cancel, job] of this.#retryTimers) {
+      cancel();
+      if (job !== undefined) this.#abandon(job);
+    }
     this.#retryTimers.clear();
     this.#retrying = 0;
     // p-queue's clear() drops queued closures without running them: settle their jobs here, so no
@@ -228,7 +240,7 @@ export class Dispatcher {
       if (this.#stopped) return this.#abandon(job);
       if (this.#higherQueued(priority)) {
         // Go to the back of our own lane; the higher-priority job runs first.
-        this.#queue.add(() => this.#dispatch(job), { priority }).catch((e: unknown) => this.#hooks.fail(e));
+        this.#add(job, priority);
         return;
       }
       if (this.#inFlight >= this.#maxInFlight) {

@@ -96,7 +96,7 @@ export class RetriedRequests {
         // A cancel may be sent again: the worst case is a second "order does not exist".
         job.attempts++;
         if (job.attempts < this.#maxAttempts) {
-          this.#dispatcher.later(() => this.#dispatcher.enqueue(job));
+          this.#dispatcher.later(() => this.#dispatcher.enqueue(job), job);
           return;
         }
         this.#cancelKeys.delete(req.clientOid);
@@ -122,7 +122,7 @@ export class RetriedRequests {
         if (f.kind === 'notSent' || f.kind === 'unknown') {
           job.attempts++;
           if (job.attempts < this.#maxAttempts) {
-            this.#dispatcher.later(() => this.#dispatcher.enqueue(job));
+            this.#dispatcher.later(() => this.#dispatcher.enqueue(job), job);
             return;
           }
         }
