@@ -210,8 +210,8 @@ export class FixedDecimal {
     if (typeof m === 'number' && p !== undefined) {
       const r = m % p;
       const t = (m - r) / p;
-      // r ≠ 0: a canonical m has no trailing zero, so the dropped digits are never all zeros.
-      q = roundsAway(Math.abs(r) * 2, p, rm, t) ? t + Math.sign(m) : t;
+      // r = 0 happens for a negative dp (an integer's trailing zeros): nothing to round then.
+      q = r !== 0 && roundsAway(Math.abs(r) * 2, p, rm, t) ? t + Math.sign(m) : t;
     } else {
       q = divideRounded(big(m), pow10Big(drop), rm);
     }

@@ -215,6 +215,8 @@ describe('FixedDecimal: rounding exactly half-way', () => {
     expect(d('1250').round(-2, 1).toFixed()).toBe('1300');
     expect(d('1250').round(-2, 2).toFixed()).toBe('1200');
     expect(d('-1249.9').round(-1, 0).toFixed()).toBe('-1240');
+    expect(d('10').round(-1, 3).toFixed()).toBe('10');
+    expect(d('-1200').round(-2, 3).toFixed()).toBe('-1200');
   });
 });
 
