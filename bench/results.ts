@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import type { ExecutorBenchResult } from './executor.ts';
 import type { MachineInfo } from './machine.ts';
+import type { MoneyBench } from './money.ts';
 import type { ReaderBenchResult } from './reader.ts';
 
 /** The replay benchmark's headline figures (bench/replay.ts), checked when its result comes in. */
@@ -12,7 +13,7 @@ export const replaySummarySchema = z.looseObject({
 });
 export type ReplaySummary = z.infer<typeof replaySummarySchema>;
 
-export const SECTIONS = ['replay', 'reader', 'executor'] as const;
+export const SECTIONS = ['replay', 'reader', 'executor', 'money'] as const;
 export type Section = (typeof SECTIONS)[number];
 
 export interface BenchResults {
@@ -23,6 +24,7 @@ export interface BenchResults {
   readonly replay: ReplaySummary | null;
   readonly reader: ReaderBenchResult | null;
   readonly executor: ExecutorBenchResult | null;
+  readonly money: MoneyBench | null;
   readonly errors: Partial<Record<Section, string>>;
   /** Wall time of each part, seconds. */
   readonly durations: Partial<Record<Section, number>>;
@@ -156,6 +158,18 @@ export const FIGURES: readonly Figure[] = [
     key: 'tickToRequestP99NotPreemptedMs',
     label: 'Tick-to-request p99, ticks not preempted',
     unit: 'ms',
+  },
+  {
+    section: 'money',
+    key: 'fixedNanosPerRound',
+    label: "Money arithmetic of one order's worth (parse, notional, fee, PnL, compare, tick), fixed-point `Dec`",
+    unit: 'ns',
+  },
+  {
+    section: 'money',
+    key: 'speedup',
+    label: 'The same with big.js ÷ fixed-point `Dec` (identical results)',
+    unit: '×',
   },
 ];
 

@@ -14,6 +14,7 @@ import * as prettier from 'prettier';
 import { benchExecutor, type ExecutorBenchOptions } from './executor.ts';
 import { renderTable, replaceBetweenMarkers } from './format.ts';
 import { describeMachine } from './machine.ts';
+import { benchMoney } from './money.ts';
 import { benchReader } from './reader.ts';
 import {
   replaySummarySchema,
@@ -87,6 +88,7 @@ async function main(): Promise<void> {
     replay: null,
     reader: null,
     executor: null,
+    money: null,
   };
   const jobs: Record<Section, () => Promise<void>> = {
     // Replay first: it measures peak memory, best on a fresh process.
@@ -98,6 +100,10 @@ async function main(): Promise<void> {
     },
     executor: async () => {
       results.executor = await benchExecutor(quick ? QUICK_EXECUTOR : {});
+    },
+    money: () => {
+      results.money = benchMoney(quick ? 50_000 : 200_000);
+      return Promise.resolve();
     },
   };
   for (const s of SECTIONS) {
