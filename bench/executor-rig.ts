@@ -48,7 +48,8 @@ const OPEN_LIMITS = riskLimits({
 
 export async function createRig(o: RigOptions): Promise<Rig> {
   const vt = new VirtualTime(o.startMs);
-  const sim = new SimPort({ clock: vt.clock, seed: 1 });
+  // The rig reads the simulator's orders directly (reportFinishedOrders): it forgets none.
+  const sim = new SimPort({ clock: vt.clock, seed: 1, retentionMs: Number.POSITIVE_INFINITY });
   const specs = new Map((await sim.contracts()).map((c) => [c.symbol, c]));
   const store = new SqliteStore({ path: ':memory:', lease: false, now: () => vt.now() });
   const engine = createEngine({

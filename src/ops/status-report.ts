@@ -10,6 +10,7 @@ import { averageEntry, positionsFromFills, summarize, type PositionFill } from '
 import { TRADING_STATE_META } from '../engine/trading-guard.ts';
 import { RECONCILE_META } from '../reconcile/pollers.ts';
 import { TRADING_STATES, type TradingState } from '../risk/trading-state.ts';
+import { isCarryOrder } from '../store/carry.ts';
 import type { OrderStore } from '../store/port.ts';
 import {
   CONTROL_META,
@@ -22,6 +23,7 @@ import {
   type RunnerSnapshot,
 } from './control-protocol.ts';
 import type { RunnerInfo } from './lease-info.ts';
+import { readPruneRecord, type PruneRecord } from './prune.ts';
 
 export interface StatusOrder {
   readonly clientOid: string;
@@ -80,7 +82,7 @@ export interface StatusReport {
   readonly lastReconciledAt: number | null;
   readonly runner: StatusRunner;
   readonly openOrders: readonly StatusOrder[];
-  /** Every order in the store, by status (statuses with none are left out). */
+  /** Every order in the store, by status (statuses with none are left out; carry rows not counted). */
   readonly ordersByStatus: Readonly<Partial<Record<OrderStatus, number>>>;
   readonly positions: readonly StatusPosition[];
   readonly pnl: StatusPnl;
@@ -88,6 +90,8 @@ export interface StatusReport {
   readonly skippedFills: readonly string[];
   readonly planOrders: { readonly total: number; readonly untriggered: number };
   readonly kill: { readonly pending?: KillRequest; readonly lastAck?: KillAck };
+  /** The last `capibot store prune` (absent if never): positions and PnL include what it carried. */
+  readonly lastPrune?: PruneRecord;
 }
 
 const str = (d: Dec): string => decToString(d);
@@ -130,8 +134,10 @@ export function collectStatus(i: StatusInput): StatusReport {
   const orders = store.allOrders();
   const byOid = new Map<ClientOid, Order>(orders.map((o) => [o.clientOid, o]));
   const ordersByStatus: Partial<Record<OrderStatus, number>> = {};
+  // Carry rows of a prune stand for pruned fills (positions), not for orders anyone placed.
+  const placed = orders.filter((o) => !isCarryOrder(o));
   for (const s of ORDER_STATUSES) {
-    const n = orders.filter((o) => o.status === s).length;
+    const n = placed.filter((o) => o.status === s).length;
     if (n > 0) ordersByStatus[s] = n;
   }
 
@@ -194,6 +200,7 @@ export function collectStatus(i: StatusInput): StatusReport {
   const pending = pendingKillRequest(getMeta);
   const lastAck = readMetaJson(getMeta, CONTROL_META.killAck, KillAckSchema);
   const plans = store.planOrders?.() ?? [];
+  const lastPrune = readPruneRecord(getMeta);
 
   return {
     store: i.path,
@@ -217,5 +224,6 @@ export function collectStatus(i: StatusInput): StatusReport {
       ...(pending !== undefined ? { pending } : {}),
       ...(lastAck !== undefined ? { lastAck } : {}),
     },
+    ...(lastPrune !== undefined ? { lastPrune } : {}),
   };
 }

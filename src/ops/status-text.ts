@@ -87,6 +87,14 @@ export function renderStatusText(s: StatusReport): string {
   } else {
     lines.push(['Weight budget', 'unknown (no runner snapshot in the store)']);
   }
+  if (s.lastPrune !== undefined) {
+    const p = s.lastPrune;
+    lines.push([
+      'Pruned',
+      `history before ${iso(p.before)} (at ${iso(p.at)}: ${p.orders} orders, ${p.fills} fills, ${p.journal} journal lines); ` +
+        `positions and realised PnL carried in ${p.carriedLegs} row(s), volume and fill counts cover what is kept`,
+    ]);
+  }
   if (s.planOrders.total > 0) {
     lines.push(['Plan orders', `${s.planOrders.untriggered} untriggered of ${s.planOrders.total} seen`]);
   }

@@ -4,6 +4,8 @@ import { dec } from '../core/decimal.ts';
 import type { Config, PollingConfig } from '../config/schema.ts';
 import type { EngineOptions } from '../engine/engine.ts';
 import type { ReconcilerConfig } from '../reconcile/pollers.ts';
+import { DEFAULT_SIM_RETENTION_MS } from '../exchange/sim/retention.ts';
+import type { FaultProfile } from '../exchange/sim/faults.ts';
 import { DEFAULT_HISTORY_HEADROOM } from '../reconcile/history-headroom.ts';
 import { riskLimits } from '../risk/limits.ts';
 
@@ -81,4 +83,22 @@ export function reconcilerConfig(polling: PollingConfig): ReconcilerConfig {
       },
     },
   };
+}
+
+/**
+ * The in-process simulator's retention for these polling settings (src/exchange/sim/retention.ts):
+ * its fills are served back to R before its latest fill, and the fills poll restarts at the newest
+ * fill it saw minus the overlap, seeing each fill within an idle interval (plus any late-fill or
+ * stale-history delay a fault profile injects). R stays four times above that reach, and at least
+ * the default: no window the reconciler asks for is ever cut.
+ */
+export function simRetentionMs(polling: PollingConfig, faults?: FaultProfile): number {
+  let delay = 0;
+  for (const f of faults?.faults ?? []) {
+    if (f.kind === 'lateFills') delay = Math.max(delay, f.delayMs);
+    if (f.kind === 'staleHistory') delay = Math.max(delay, f.lagMs);
+  }
+  const idle = Math.max(polling.fillsMs, polling.historyMs) * polling.idleFactor;
+  const reach = polling.fillsOverlapMs + Math.ceil(idle) + delay;
+  return Math.max(DEFAULT_SIM_RETENTION_MS, 4 * reach);
 }

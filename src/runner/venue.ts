@@ -28,6 +28,7 @@ import type { ResponseHook } from '../exchange/weex/transport.ts';
 import { openRecording } from '../market/recording/reader.ts';
 import type { ReadThrough } from '../reconcile/fetch.ts';
 import { OffsetClock, ReplayClock, TickerTimeClock, wallClock } from './venue-clock.ts';
+import { simRetentionMs } from './options.ts';
 
 export type VenueKind = 'live' | 'paper-http' | 'paper-embedded-live' | 'paper-embedded-recording';
 
@@ -160,6 +161,7 @@ function simPort(config: Config, clock: Clock, seed: number): SimPort {
     fillModel: p.fillModel,
     slippageBps: dec(p.slippageBps),
     ...(p.liquidityCap !== undefined ? { liquidityPerSnapshot: dec(p.liquidityCap) } : {}),
+    retentionMs: simRetentionMs(config.polling),
   });
 }
 

@@ -10,7 +10,16 @@ import { StoreError } from '../core/errors.ts';
 import type { ClientOid, OrderId, StrategyId, SymbolId, TradeId } from '../core/ids.ts';
 import { isTerminal, type Order } from '../core/orders.ts';
 import type { PlanReport } from '../core/reports.ts';
-import type { JournalEntry, OrderStore, StoredFill, StoredPlanOrder } from './port.ts';
+import type {
+  JournalEntry,
+  OrderStore,
+  PruneOptions,
+  PruneResult,
+  PruneRules,
+  StoredFill,
+  StoredPlanOrder,
+} from './port.ts';
+import { planPrune, pruneResult } from './prune-plan.ts';
 
 const byCreation = (a: Order, b: Order): number =>
   a.createdAt - b.createdAt || (a.clientOid < b.clientOid ? -1 : a.clientOid > b.clientOid ? 1 : 0);
@@ -49,6 +58,14 @@ function insertSorted<T>(xs: T[], x: T, key: (x: T) => number): void {
 function remove<T>(xs: T[], x: T): void {
   const i = xs.lastIndexOf(x);
   if (i >= 0) xs.splice(i, 1);
+}
+
+/** Every row the indexes are built from (a prune rebuilds them from the rows that stay). */
+interface Rows {
+  readonly orders: readonly Order[];
+  /** In insertion order, as they are now (attributed ones with their order). */
+  readonly fills: readonly StoredFill[];
+  readonly plans: readonly StoredPlanOrder[];
 }
 
 interface TerminalMark {
@@ -181,7 +198,7 @@ export class MemoryStore implements OrderStore {
     if (order.orderId !== undefined) {
       const held = this.#byOrderId.get(order.orderId);
       const other = held !== undefined && held !== order.clientOid ? this.#orders.get(held) : undefined;
-      // The earliest created order with the id, as `ORDER BY created_at LIMIT 1` picks.
+      // The earliest created order with the id, as `ORDER BY created_at, client_oid LIMIT 1` picks.
       if (other === undefined || byCreation(order, other) < 0)
         this.#byOrderId.set(order.orderId, order.clientOid);
     }
@@ -330,6 +347,116 @@ export class MemoryStore implements OrderStore {
     return [...this.#plans.values()].sort(
       (a, b) => a.createTime - b.createTime || (a.orderId < b.orderId ? -1 : a.orderId > b.orderId ? 1 : 0),
     );
+  }
+
+  /**
+   * The same plan as the SQLite store's (./prune-plan.ts), applied by rebuilding the indexes from the
+   * rows that stay plus the carry rows (an operator's action, not a backtest's: O(rows) is fine). The
+   * intent journal is not kept here, so `journal` is always 0.
+   */
+  prune(rules: PruneRules, options: PruneOptions = {}): PruneResult {
+    const dryRun = options.dryRun === true;
+    if (this.#closed) throw new StoreError('store :memory: is closed');
+    const rows = this.#rows();
+    const plan = planPrune(
+      { orders: this.allOrders(), fills: this.allFills(), plans: this.planOrders() },
+      rules,
+    );
+    if (dryRun) return pruneResult(plan, rules.before, true, 0);
+    // Undone by putting the very containers' contents back (the undo steps of earlier writes in the
+    // transaction hold the arrays and marks they changed).
+    const restore = this.#snapshot();
+    const orders = new Set<string>(plan.removeOrders);
+    const fills = new Set<string>(plan.removeFills);
+    const plans = new Set<string>(plan.removePlans);
+    this.#rebuild({
+      orders: [
+        ...rows.orders.filter((o) => !orders.has(o.clientOid)),
+        ...plan.carry.flatMap((c) => (c.order !== undefined ? [c.order] : [])),
+      ],
+      fills: [...rows.fills.filter((f) => !fills.has(f.tradeId)), ...plan.carry.map((c) => c.fill)],
+      plans: rows.plans.filter((p) => !plans.has(p.orderId)),
+    });
+    this.#onUndo(restore);
+    const result = pruneResult(plan, rules.before, false, 0);
+    if (options.meta !== undefined) {
+      for (const [k, v] of Object.entries(options.meta(result))) this.setMeta(k, v);
+    }
+    return result;
+  }
+
+  #snapshot(): () => void {
+    const orders = [...this.#orders];
+    const open = [...this.#open];
+    const terminal = [...this.#terminal];
+    const byOrderId = [...this.#byOrderId];
+    const bySymbol = [...this.#bySymbol];
+    const fills = [...this.#fills];
+    const fillList = [...this.#fillList];
+    const fillsByOrder = [...this.#fillsByOrder];
+    const unattributed = [...this.#unattributed];
+    const rowid = [...this.#rowid];
+    const plans = [...this.#plans];
+    const refill = <K, V>(m: Map<K, V>, entries: readonly (readonly [K, V])[]): void => {
+      m.clear();
+      for (const [k, v] of entries) m.set(k, v);
+    };
+    return () => {
+      refill(this.#orders, orders);
+      refill(this.#open, open);
+      this.#terminal.splice(0, this.#terminal.length, ...terminal);
+      refill(this.#byOrderId, byOrderId);
+      refill(this.#bySymbol, bySymbol);
+      refill(this.#fills, fills);
+      this.#fillList.splice(0, this.#fillList.length, ...fillList);
+      refill(this.#fillsByOrder, fillsByOrder);
+      this.#unattributed.clear();
+      for (const t of unattributed) this.#unattributed.add(t);
+      refill(this.#rowid, rowid);
+      refill(this.#plans, plans);
+    };
+  }
+
+  #rows(): Rows {
+    return {
+      orders: [...this.#orders.values()],
+      fills: this.#fillList.map((f) => this.#fills.get(f.tradeId) ?? f),
+      plans: [...this.#plans.values()],
+    };
+  }
+
+  /**
+   * Clears every index and fills it from `rows` (fills keep their order: it is their rowid), in new
+   * per-symbol and per-order arrays: the old ones stay as they were, for an undo.
+   */
+  #rebuild(rows: Rows): void {
+    this.#orders.clear();
+    this.#open.clear();
+    this.#terminal.length = 0;
+    this.#byOrderId.clear();
+    this.#bySymbol.clear();
+    for (const o of [...rows.orders].sort(byCreation)) {
+      const bySymbol = this.#bySymbol.get(o.symbol) ?? [];
+      this.#bySymbol.set(o.symbol, bySymbol);
+      insertSorted(bySymbol, o, (x) => x.createdAt);
+      this.#put(o);
+    }
+    this.#fills.clear();
+    this.#fillList.length = 0;
+    this.#fillsByOrder.clear();
+    this.#unattributed.clear();
+    this.#rowid.clear();
+    for (const f of rows.fills) {
+      this.#fills.set(f.tradeId, f);
+      this.#rowid.set(f.tradeId, this.#fillList.length);
+      this.#fillList.push(f);
+      const byOrder = this.#fillsByOrder.get(f.orderId) ?? [];
+      this.#fillsByOrder.set(f.orderId, byOrder);
+      byOrder.push(f);
+      if (f.clientOid === undefined) this.#unattributed.add(f.tradeId);
+    }
+    this.#plans.clear();
+    for (const p of rows.plans) this.#plans.set(p.orderId, p);
   }
 
   /** Runs `fn` as one transaction: a throw undoes every write it made (nested ones too), then rethrows. */

@@ -1,9 +1,13 @@
 // The write-ahead store as the engine sees it. Synchronous on purpose: every state change is
 // committed before the engine acts on it (an order is `created` in the store before its request
-// leaves). Implemented by ./sqlite-store.ts (a file path, or ':memory:' for backtests and tests).
+// leaves). Implemented by ./sqlite-store.ts (a file path, or ':memory:' for tests) and
+// ./memory-store.ts (backtests).
 import type { ClientOid, OrderId, StrategyId, SymbolId, TradeId } from '../core/ids.ts';
 import type { Order } from '../core/orders.ts';
 import type { FillReport, PlanReport } from '../core/reports.ts';
+import type { PruneCounts, PruneRules } from './prune-plan.ts';
+
+export type { PruneRules } from './prune-plan.ts';
 
 /** A fill as stored: the exchange's report plus the client_oid it was matched to (when known). */
 export interface StoredFill extends FillReport {
@@ -62,7 +66,29 @@ export interface OrderStore {
   /** Records (or refreshes) a plan order seen in historyPlan; plan orders are shown, never acted on. */
   recordPlanOrder?(report: PlanReport, seenAt: number): void;
   planOrders?(): readonly StoredPlanOrder[];
+  /**
+   * Removes terminal history older than `rules.before` in one transaction (./prune-plan.ts: never a
+   * non-terminal order nor its fills; positions and PnL folded from the fills stay exactly what they
+   * were, through carry rows). With `dryRun` nothing changes: the counts say what would go. `meta`
+   * values are written in the same transaction. The caller checks that no runner holds the store.
+   */
+  prune?(rules: PruneRules, options?: PruneOptions): PruneResult;
   /** Runs `fn` in one transaction. */
   transaction<T>(fn: () => T): T;
   close(): void;
+}
+
+export interface PruneOptions {
+  readonly dryRun?: boolean;
+  /** Meta values written in the prune's transaction, from its result (not in a dry run). */
+  readonly meta?: (result: PruneResult) => Readonly<Record<string, string>>;
+}
+
+export interface PruneResult extends PruneCounts {
+  readonly dryRun: boolean;
+  readonly before: number;
+  /** Fills created before this could go (≤ before: the reconciler may read later ones again). */
+  readonly fillsBefore: number;
+  /** Intent-journal lines written before the cutoff (the memory store keeps none: always 0). */
+  readonly journal: number;
 }

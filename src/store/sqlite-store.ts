@@ -14,7 +14,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import type { Logger } from 'pino';
-import { StoreError } from '../core/errors.ts';
+import { CapibotError, StoreError } from '../core/errors.ts';
 import type { ClientOid, OrderId, StrategyId, SymbolId, TradeId } from '../core/ids.ts';
 import type { Order } from '../core/orders.ts';
 import type { PlanReport } from '../core/reports.ts';
@@ -27,7 +27,16 @@ import {
   type LeaseIdentity,
 } from './lease.ts';
 import { migrate, OPEN_ORDER_SQL } from './migrations.ts';
-import type { JournalEntry, OrderStore, StoredFill, StoredPlanOrder } from './port.ts';
+import type {
+  JournalEntry,
+  OrderStore,
+  PruneOptions,
+  PruneResult,
+  PruneRules,
+  StoredFill,
+  StoredPlanOrder,
+} from './port.ts';
+import { planPrune, pruneResult } from './prune-plan.ts';
 import {
   fillFromRow,
   fillToRow,
@@ -102,7 +111,11 @@ function prepareAll(db: Database.Database) {
       `UPDATE orders SET ${ORDER_DATA_COLUMNS.map((c) => `${c} = ?`).join(', ')} WHERE client_oid = ?`,
     ),
     getOrder: db.prepare('SELECT * FROM orders WHERE client_oid = ?'),
-    getOrderByOrderId: db.prepare('SELECT * FROM orders WHERE order_id = ? ORDER BY created_at LIMIT 1'),
+    // Two orders with one exchange id (a duplicate the reconciler reported) and one creation time:
+    // the client_oid decides, as the memory store's order (created_at, client_oid) does.
+    getOrderByOrderId: db.prepare(
+      'SELECT * FROM orders WHERE order_id = ? ORDER BY created_at, client_oid LIMIT 1',
+    ),
     openOrders: db.prepare(`SELECT * FROM orders WHERE ${OPEN_ORDER_SQL} ORDER BY created_at, client_oid`),
     // Two indexed halves (the partial index of open orders, the update-time index) instead of one
     // `OR` that scans the whole table; UNION drops the rows both halves return.
@@ -149,6 +162,12 @@ function prepareAll(db: Database.Database) {
          trigger_price = excluded.trigger_price, last_seen_at = excluded.last_seen_at`,
     ),
     planOrders: db.prepare('SELECT * FROM plan_orders ORDER BY created_at, order_id'),
+    // Prune (./prune-plan.ts): rows by primary key, journal lines by time.
+    deleteOrder: db.prepare('DELETE FROM orders WHERE client_oid = ?'),
+    deleteFill: db.prepare('DELETE FROM fills WHERE trade_id = ?'),
+    deletePlan: db.prepare('DELETE FROM plan_orders WHERE order_id = ?'),
+    countJournal: db.prepare('SELECT COUNT(*) FROM intent_journal WHERE at < ?').pluck(),
+    deleteJournal: db.prepare('DELETE FROM intent_journal WHERE at < ?'),
     getLease: db.prepare('SELECT * FROM lease WHERE id = 1'),
     putLease: db.prepare(
       `INSERT OR REPLACE INTO lease (id, token, pid, hostname, boot_id, acquired_at, heartbeat_at)
@@ -397,6 +416,59 @@ export class SqliteStore implements OrderStore {
 
   planOrders(): readonly StoredPlanOrder[] {
     return (this.st.planOrders.all() as PlanRow[]).map(planFromRow);
+  }
+
+  prune(rules: PruneRules, options: PruneOptions = {}): PruneResult {
+    const dryRun = options.dryRun === true;
+    if (dryRun) {
+      if (this.closed) throw new StoreError(`store ${this.path} is closed`);
+    } else {
+      this.writable();
+    }
+    const run = (): PruneResult => {
+      const plan = planPrune(
+        { orders: this.allOrders(), fills: this.allFills(), plans: this.planOrders() },
+        rules,
+      );
+      const journal = this.st.countJournal.get(rules.before) as number;
+      if (!dryRun) {
+        for (const t of plan.removeFills) this.st.deleteFill.run(t);
+        for (const oid of plan.removeOrders) this.st.deleteOrder.run(oid);
+        for (const id of plan.removePlans) this.st.deletePlan.run(id);
+        this.st.deleteJournal.run(rules.before);
+        for (const c of plan.carry) {
+          if (c.order !== undefined) this.st.insertOrder.run(orderValues(c.order));
+          this.st.recordFill.run(fillToRow(c.fill));
+        }
+      }
+      const result = pruneResult(plan, rules.before, dryRun, journal);
+      if (!dryRun && options.meta !== undefined) {
+        for (const [k, v] of Object.entries(options.meta(result))) this.st.setMeta.run(k, v);
+      }
+      return result;
+    };
+    try {
+      // A dry run reads one snapshot; a prune takes the write lock before it reads.
+      return dryRun ? this.db.transaction(run)() : this.db.transaction(run).immediate();
+    } catch (e) {
+      if (e instanceof CapibotError) throw e;
+      throw new StoreError(`cannot prune store ${this.path}: ${(e as Error).message}`);
+    }
+  }
+
+  /**
+   * Rewrites the file without its free pages (SQLite's VACUUM): after a prune the file keeps its size
+   * and reuses the freed pages for new rows; this returns them to the file system. Needs free disk
+   * space about the size of the store, and no other connection writing meanwhile.
+   */
+  vacuum(): void {
+    this.writable();
+    try {
+      this.db.exec('VACUUM');
+      this.db.pragma('wal_checkpoint(TRUNCATE)');
+    } catch (e) {
+      throw new StoreError(`cannot vacuum store ${this.path}: ${(e as Error).message}`);
+    }
   }
 
   transaction<T>(fn: () => T): T {

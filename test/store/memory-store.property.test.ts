@@ -20,6 +20,7 @@ type Op =
   | { kind: 'attribute'; t: number; n: number }
   | { kind: 'meta'; key: number; value: string }
   | { kind: 'seq' }
+  | { kind: 'prune'; before: number; fillsBefore: number; page: number; margin: number; dry: boolean }
   | { kind: 'tx'; ops: Op[]; fail: boolean };
 
 const leaf: fc.Arbitrary<Op> = fc.oneof(
@@ -55,6 +56,14 @@ const leaf: fc.Arbitrary<Op> = fc.oneof(
     value: fc.string({ maxLength: 4 }),
   }),
   fc.constant({ kind: 'seq' as const }),
+  fc.record({
+    kind: fc.constant('prune' as const),
+    before: fc.integer({ min: 0, max: 90 }),
+    fillsBefore: fc.integer({ min: 0, max: 90 }),
+    page: fc.integer({ min: 0, max: 3 }),
+    margin: fc.integer({ min: 0, max: 5 }),
+    dry: fc.boolean(),
+  }),
 );
 const op: fc.Arbitrary<Op> = fc.oneof(
   { weight: 6, arbitrary: leaf },
@@ -131,6 +140,18 @@ function apply(s: OrderStore, o: Op): void {
     case 'seq':
       s.nextSequence(S);
       return;
+    case 'prune': {
+      const rules = {
+        before: o.before,
+        fillsBefore: o.fillsBefore,
+        historyPageSize: o.page,
+        reachMarginMs: o.margin,
+        minAgeMs: Number.NEGATIVE_INFINITY,
+      };
+      const r = s.prune?.(rules, { dryRun: o.dry, meta: (x) => ({ k2: `${x.orders}/${x.fills}` }) });
+      if (r !== undefined) s.setMeta('k1', `${r.carriedLegs}/${r.keptFills}/${r.keptTerminalOrders}`);
+      return;
+    }
     case 'tx':
       s.transaction(() => {
         for (const inner of o.ops) apply(s, inner);
@@ -182,6 +203,18 @@ describe('MemoryStore', () => {
       }),
       { numRuns: 500 },
     );
+  });
+
+  it('picks the same order for an exchange id two orders share at one creation time', () => {
+    const sql = new SqliteStore({ path: ':memory:', lease: false });
+    const mem = new MemoryStore();
+    try {
+      for (const s of [sql, mem]) for (const n of [4, 0]) s.insertOrder(order(n, 50, 0, true));
+      expect(mem.getOrderByOrderId(exchangeId(0))?.clientOid).toBe(oid(0));
+      expect(sql.getOrderByOrderId(exchangeId(0))?.clientOid).toBe(oid(0));
+    } finally {
+      sql.close();
+    }
   });
 
   it('refuses writes once closed', () => {

@@ -88,4 +88,11 @@ export const COMMANDS: readonly CommandEntry[] = [
     summary: 'Kill switch: set trading HALTED and cancel every open order',
     load: async () => (await import('./kill.ts')).registerKill,
   },
+  {
+    name: 'store',
+    term: 'store',
+    summary:
+      'Store maintenance: `store prune` removes terminal orders, fills and journal lines before a date',
+    load: async () => (await import('./store.ts')).registerStore,
+  },
 ];

@@ -12,6 +12,8 @@
 //   are recorded as order_type "ioc" with price "0.0".
 // - Statuses: pending → open → filled, or (open →) canceling → canceled; canceled may be partially filled.
 // - Hedge mode: a close never exceeds the leg minus the remaining size of the leg's active closes.
+// - Retention (`retentionMs`, off by default here, on in SimPort): terminal orders and fills that no
+//   query can reach any more are forgotten, without changing any answer (./retention.ts).
 import { dec, decMin, roundToStep, ZERO, type Dec } from '../../core/decimal.ts';
 import type { Ticker, WireTicker } from '../../core/market.ts';
 import { TickerView } from '../../core/ticker-view.ts';
@@ -27,6 +29,7 @@ import {
   type SimOrderRequest,
 } from './model.ts';
 import { applyFill, EMPTY_POSITION, isBuy, legOf, type LegName, type SymbolPosition } from './positions.ts';
+import { OrderRetention } from './retention.ts';
 import { REJECT, type VenueReject } from './venue-errors.ts';
 
 export type FillModel = 'through' | 'touch';
@@ -45,6 +48,11 @@ export interface MatchingConfig {
   readonly acceptDelayMs?: number;
   /** How long a cancel stays `canceling` (the order may still fill meanwhile); default 0. */
   readonly cancelDelayMs?: number;
+  /**
+   * How long terminal orders and fills are remembered (./retention.ts), in the core's time; default
+   * Infinity (everything, as `capibot sim`'s inspection API promises). SimPort sets a retention.
+   */
+  readonly retentionMs?: number;
 }
 
 /** The market as one snapshot shows it for one symbol. Sides ≤ 0 are treated as absent. */
@@ -139,7 +147,12 @@ export class MatchingCore {
   readonly #active = new Map<string, Set<string>>();
   /** Orders waiting for a due time (pending activation or cancel completion). */
   readonly #timed = new Set<string>();
+  /** Fills in time order; those before `#fillHead` are forgotten (dropped in batches). */
   readonly #fills: SimFill[] = [];
+  #fillHead = 0;
+  /** Orders forgotten whose ids are still in `#created` (dropped in batches). */
+  #createdGone = 0;
+  readonly #retention: OrderRetention | undefined;
   readonly #positions = new Map<string, SymbolPosition>();
   readonly #books = new Map<string, Book>();
   readonly #liquidity = new Map<string, Liquidities>();
@@ -156,6 +169,9 @@ export class MatchingCore {
     this.#liquidityCap = config.liquidityPerSnapshot;
     this.#acceptDelayMs = config.acceptDelayMs ?? 0;
     this.#cancelDelayMs = config.cancelDelayMs ?? 0;
+    const retention = config.retentionMs ?? Number.POSITIVE_INFINITY;
+    if (!(retention >= 0)) throw new RangeError(`retentionMs must be ≥ 0, got ${retention}`);
+    this.#retention = Number.isFinite(retention) ? new OrderRetention(retention) : undefined;
     const seed = config.seed ?? 1;
     this.#orderIds = new IdSequence(seed, 1);
     this.#tradeIds = new IdSequence(seed, 2);
@@ -249,9 +265,38 @@ export class MatchingCore {
     return out;
   }
 
-  /** Every fill, oldest first. */
+  /** Every fill still remembered, oldest first. */
   fills(): readonly SimFill[] {
-    return this.#fills;
+    return this.#fillHead === 0 ? this.#fills : this.#fills.slice(this.#fillHead);
+  }
+
+  /**
+   * The remembered fills created in [startTime, endTime] (either bound optional), oldest first,
+   * found by binary search: fills are appended in non-decreasing time.
+   */
+  fillsBetween(startTime: number | undefined, endTime: number | undefined): readonly SimFill[] {
+    const all = this.#fills;
+    const from = startTime === undefined ? this.#fillHead : this.#fillIndex(startTime);
+    const to = endTime === undefined ? all.length : this.#fillIndex(endTime + 1);
+    return from >= to ? [] : all.slice(from, to);
+  }
+
+  /** First index (≥ the head) whose fill was created at or after `t`. */
+  #fillIndex(t: number): number {
+    const all = this.#fills;
+    let lo = this.#fillHead;
+    let hi = all.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if ((all[mid] as SimFill).createdTime < t) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  /** Orders and fills remembered (retention figures and tests). */
+  get remembered(): { readonly orders: number; readonly fills: number } {
+    return { orders: this.#orders.size, fills: this.#fills.length - this.#fillHead };
   }
 
   position(symbol: string): SymbolPosition {
@@ -290,6 +335,7 @@ export class MatchingCore {
       else this.#finishCancel(next.order, this.#now);
     }
     this.#now = target;
+    if (this.#retention !== undefined) this.#forgetOrders(this.#retention.due(target));
   }
 
   /** Installs a snapshot taken at `now`: resets the per-snapshot liquidity and fills resting orders. */
@@ -555,6 +601,7 @@ export class MatchingCore {
       realizedPnl: effect.realizedPnl,
       createdTime: t,
     });
+    if (this.#retention !== undefined) this.#forgetFills(t - this.#retention.retentionMs);
     const filledQty = o.filledQty.plus(size);
     return this.#save({
       ...o,
@@ -587,10 +634,50 @@ export class MatchingCore {
     return best;
   }
 
+  /**
+   * Forgets terminal orders no history page can show any more (./retention.ts). Not a revision: no
+   * answer changes, so the version stays.
+   */
+  #forgetOrders(ids: readonly string[]): void {
+    for (const id of ids) {
+      const o = this.#orders.get(id);
+      if (o === undefined || isActive(o)) continue;
+      this.#orders.delete(id);
+      this.#revisions.delete(id);
+      if (this.#byClientOid.get(o.clientOid) === id) this.#byClientOid.delete(o.clientOid);
+      this.#createdGone++;
+    }
+    // `#created` keeps creation order for newestOrders; forgotten ids are dropped in batches.
+    if (this.#createdGone >= 1024 && this.#createdGone * 2 >= this.#created.length) {
+      const kept = this.#created.filter((id) => this.#orders.has(id));
+      this.#created.splice(0, this.#created.length, ...kept);
+      this.#createdGone = 0;
+    }
+  }
+
+  /** Forgets the fills created before `horizon` (a prefix: fills are in time order). */
+  #forgetFills(horizon: number): void {
+    const all = this.#fills;
+    while (this.#fillHead < all.length && (all[this.#fillHead] as SimFill).createdTime < horizon) {
+      this.#fillHead++;
+    }
+    if (this.#fillHead >= 1024 && this.#fillHead * 2 >= all.length) {
+      all.splice(0, this.#fillHead);
+      this.#fillHead = 0;
+    }
+  }
+
   /** Stores a revision; `visible` false for internal flags that the wire never shows. */
   #save(o: SimOrder, visible = true): SimOrder {
     this.#version++;
-    if (!this.#orders.has(o.orderId)) this.#created.push(o.orderId);
+    const prev = this.#orders.get(o.orderId);
+    if (prev === undefined) {
+      this.#created.push(o.orderId);
+      this.#retention?.created(o.orderId, o.symbol, o.createTime);
+    }
+    if ((prev === undefined || isActive(prev)) && !isActive(o)) {
+      this.#retention?.ended(o.orderId, o.symbol, o.updateTime);
+    }
     this.#orders.set(o.orderId, o);
     if (visible) {
       const revs = this.#revisions.get(o.orderId);

@@ -8,6 +8,7 @@ import type { OrderSide, OrderType } from '../../core/orders.ts';
 import { cancelOrderBodySchema, placeEntrySchema, type WirePlaceEntry } from '../weex/schemas.ts';
 import type { CancelSelector } from './matching.ts';
 import type { MarginMode, SimOrderRequest } from './model.ts';
+import { HISTORY_PAGE_MAX } from './retention.ts';
 import { REJECT, type VenueReject } from './venue-errors.ts';
 
 export type Parsed<T> =
@@ -253,7 +254,8 @@ export function parseHistoryQuery(
   const symbol = symbolParam(q, known, false);
   if (!symbol.ok) return symbol;
   const pageName = q.has('pageSize') ? 'pageSize' : 'limit';
-  const pageSize = intParam(q, pageName, 1, 100);
+  // The retention (./retention.ts) relies on this bound: no page shows more than 100 orders.
+  const pageSize = intParam(q, pageName, 1, HISTORY_PAGE_MAX);
   if (!pageSize.ok) return pageSize;
   let since: number | undefined;
   const cd = q.get('createDate');
@@ -266,7 +268,7 @@ export function parseHistoryQuery(
   }
   return ok({
     ...(symbol.value !== undefined ? { symbol: symbol.value } : {}),
-    pageSize: pageSize.value ?? 100,
+    pageSize: pageSize.value ?? HISTORY_PAGE_MAX,
     ...(since !== undefined ? { since } : {}),
   });
 }

@@ -51,11 +51,13 @@ import {
 import { classifyVenueCode } from '../weex/venue-errors.ts';
 import { FaultInjector, NO_FAULTS, type FaultProfile } from './faults.ts';
 import { MatchingCore, type MatchingConfig } from './matching.ts';
+import { DEFAULT_SIM_RETENTION_MS } from './retention.ts';
 import type { SimStatsSnapshot } from './stats.ts';
 import { httpStatusOf, type VenueReject } from './venue-errors.ts';
 import { SimVenue } from './venue.ts';
 import { WeightLimiter, type WeightLimits } from './weights.ts';
 
+/** `retentionMs` defaults to DEFAULT_SIM_RETENTION_MS here (Infinity keeps everything). */
 export interface SimPortOptions extends MatchingConfig {
   /** The engine's clock (virtual in backtests): order times, weight windows, late fills. */
   readonly clock: Clock;
@@ -94,7 +96,9 @@ export class SimPort implements ExchangePort {
   constructor(opts: SimPortOptions) {
     this.#clock = opts.clock;
     this.#faultFree = (opts.faults ?? NO_FAULTS).faults.length === 0;
-    this.core = new MatchingCore(opts);
+    // In process, the simulator forgets what no query can reach (./retention.ts): a long backtest's
+    // memory stays flat in the number of orders.
+    this.core = new MatchingCore({ ...opts, retentionMs: opts.retentionMs ?? DEFAULT_SIM_RETENTION_MS });
     const seed = opts.faultSeed ?? opts.seed ?? 1;
     this.venue = new SimVenue({
       core: this.core,

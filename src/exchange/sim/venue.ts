@@ -63,18 +63,6 @@ function newestFirstFills(a: SimFill, b: SimFill): number {
   );
 }
 
-/** First index whose fill is at or after `t` (fills sorted by createdTime). */
-function lowerBound(fills: readonly SimFill[], t: number): number {
-  let lo = 0;
-  let hi = fills.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if ((fills[mid]?.createdTime ?? Infinity) < t) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
 export class SimVenue {
   readonly core: MatchingCore;
   readonly limiter: WeightLimiter;
@@ -175,12 +163,9 @@ export class SimVenue {
     if (!p.ok) return noReply(p.reject);
     const f = p.value;
     const now = this.core.now;
-    // Fills are appended in non-decreasing time: the time window is found by binary search.
-    const all = this.core.fills();
-    const from = f.startTime === undefined ? 0 : lowerBound(all, f.startTime);
-    const to = f.endTime === undefined ? all.length : lowerBound(all, f.endTime + 1);
-    const matching = all
-      .slice(from, to)
+    // The window, by binary search (fills are in time order); forgotten fills are not served.
+    const matching = this.core
+      .fillsBetween(f.startTime, f.endTime)
       .filter(
         (x) =>
           (f.symbol === undefined || x.symbol === f.symbol) &&

@@ -26,7 +26,7 @@ import type { FaultProfile } from '../../exchange/sim/faults.ts';
 import { SimPort } from '../../exchange/sim/sim-port.ts';
 import type { WeightLimits } from '../../exchange/sim/weights.ts';
 import type { Reconciler } from '../../reconcile/pollers.ts';
-import { engineOptions, reconcilerConfig } from '../../runner/options.ts';
+import { engineOptions, reconcilerConfig, simRetentionMs } from '../../runner/options.ts';
 import { createSession } from '../../runner/session.ts';
 import { MemoryStore } from '../../store/memory-store.ts';
 import { DEFAULT_BUDGET_CONFIG, type BudgetUsage } from '../../execution/budget.ts';
@@ -146,6 +146,7 @@ export class Session {
       ...(o.faults !== undefined ? { faults: o.faults } : {}),
       ...(o.simLimits !== undefined ? { limits: o.simLimits } : {}),
       seed: o.seed ?? 1,
+      retentionMs: simRetentionMs(this.config.polling, o.faults),
     });
     this.specs = new Map([...named].sort().map((sym) => [symbolId(sym), contracts.spec(sym)]));
     this.store = new MemoryStore();
