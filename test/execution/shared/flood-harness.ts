@@ -31,7 +31,7 @@ export const BUDGET: Partial<BudgetConfig> = {
   safetyMargin: 0.9,
   // Two cores shared by the simulator, three executors and the test runner: the time between a grant
   // and the request's arrival at the venue varies by far more than on a server (default 50 ms).
-  guardMs: 250,
+  guardMs: 400,
   // A 429 in the unshared control run should not stall it for long.
   backoffMs: 200,
   maxBackoffMs: 1_000,
