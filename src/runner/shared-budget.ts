@@ -3,7 +3,6 @@
 import type { Config } from '../config/schema.ts';
 import type { Clock } from '../core/clock.ts';
 import type { Timers } from '../execution/timers.ts';
-import { connectSharedBudget } from '../execution/shared/connect.ts';
 import { noopSharedBudgetMetrics, promSharedBudgetMetrics } from '../execution/shared/metrics.ts';
 import type { SharedBudget } from '../execution/shared/shared-budget.ts';
 import type { Metrics, PromMetrics } from '../obs/metrics.ts';
@@ -19,6 +18,8 @@ export async function joinSharedBudget(
 ): Promise<SharedBudget | undefined> {
   const shared = config.budget.shared;
   if (shared === undefined) return undefined;
+  // Loaded here only: a run without budget.shared never loads the Redis client.
+  const { connectSharedBudget } = await import('../execution/shared/connect.ts');
   const budget = connectSharedBudget(shared, {
     budget: engineOptions(config).budget ?? {},
     clock: deps.clock,

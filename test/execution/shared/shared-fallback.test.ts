@@ -13,9 +13,9 @@ import {
 import { BUDGET, VENUE, flood, member, peakWindow, wall, type Member, type Sent } from './flood-harness.ts';
 
 const OPTIONS = {
-  timeoutMs: 300,
+  timeoutMs: 500,
   heartbeatMs: 100,
-  staleAfterMs: 600,
+  staleAfterMs: 800,
   memberTtlMs: 30_000,
   cancelReserve: 0.1,
 };
