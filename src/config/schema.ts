@@ -169,6 +169,50 @@ const RiskSchema = z
   })
   .describe('The pre-trade risk gate. Every refusal is an event with its reason.');
 
+// Several processes on one account and IP draw from one budget held in Redis (docs/operations.md,
+// "Several bots on one account"). Absent: this process has the whole budget, and needs no Redis.
+const SharedBudgetSchema = z
+  .strictObject({
+    url: z
+      .string({ error: 'expected a redis:// or rediss:// URL' })
+      .refine((u) => /^rediss?:\/\/\S+$/.test(u) && URL.canParse(u), {
+        error: 'expected a redis:// or rediss:// URL',
+      })
+      .describe(
+        'Redis holding the shared budget, e.g. redis://127.0.0.1:6379/0. Put a password in an environment variable: url: ${CAPIBOT_REDIS_URL}.',
+      ),
+    account: z
+      .string({ error: 'expected an account name' })
+      .regex(/^[A-Za-z0-9_.-]{1,64}$/, { error: 'expected 1–64 characters of A-Z a-z 0-9 _ . -' })
+      .describe('Name of the budget: every process with the same name (same account and IP) shares it.'),
+    timeoutMs: positiveInt(
+      'A Redis call slower than this fails, and the process falls back to its share of the budget.',
+      1_000,
+    ),
+    heartbeatMs: positiveInt(
+      'How often a process tells Redis it is alive (and retries Redis in fallback).',
+      500,
+    ),
+    staleAfterMs: positiveInt(
+      'A process silent this long is presumed in fallback: its share is held back from the others. Above heartbeatMs + timeoutMs.',
+      3_000,
+    ),
+    memberTtlMs: positiveInt(
+      'A process silent this long is forgotten (its share released); a process in fallback stops sending before then.',
+      120_000,
+    ),
+    cancelReserve: ratio(
+      'Fraction of each pool only cancels may use, so they keep their priority across processes.',
+      0.1,
+      { gte: 0, lte: 0.5 },
+    ),
+  })
+  .refine((s) => s.staleAfterMs > s.heartbeatMs + s.timeoutMs, {
+    error: 'staleAfterMs must be greater than heartbeatMs + timeoutMs',
+    path: ['staleAfterMs'],
+  })
+  .describe('Share the budget with the other processes of this account through Redis.');
+
 const BudgetSchema = z
   .strictObject({
     ipWeightPerWindow: positiveInt(
@@ -189,6 +233,18 @@ const BudgetSchema = z
       'Cap on placeOrder + cancel_order requests per second.',
       VENUE_LIMITS.orderRequestsPerSecond,
     ),
+    shared: SharedBudgetSchema.optional(),
+  })
+  .superRefine((b, ctx) => {
+    const s = b.shared;
+    if (s === undefined) return;
+    if (s.memberTtlMs < 2 * (b.windowMs + s.staleAfterMs)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['shared', 'memberTtlMs'],
+        message: `must be at least 2 × (windowMs + staleAfterMs) = ${2 * (b.windowMs + s.staleAfterMs)}: a process in fallback must be able to spend its share before Redis forgets it`,
+      });
+    }
   })
   .describe('The request weight budget (token buckets). Requests never exceed it.');
 

@@ -12,6 +12,7 @@ import type { ExchangePort } from '../exchange/port.ts';
 import type { HistoryHeadroomConfig } from '../reconcile/history-headroom.ts';
 import type { HedgePosition } from '../risk/exposure.ts';
 import type { BudgetConfig } from '../execution/budget.ts';
+import type { BudgetGate } from '../execution/budget-gate.ts';
 import type { Executor, ExecutorOptions, QueueDepth } from '../execution/executor.ts';
 import type { RiskLimits } from '../risk/limits.ts';
 import type { TradingState } from '../risk/trading-state.ts';
@@ -36,6 +37,8 @@ export interface EngineOptions {
   /** Account equity at start; enables the drawdown breaker (equity = this + net PnL). */
   readonly startingEquity?: Dec;
   readonly budget?: Partial<BudgetConfig>;
+  /** The weight budget shared with other processes on the account (config `budget.shared`). */
+  readonly budgetGate?: BudgetGate;
   readonly executor?: Partial<ExecutorOptions>;
   /** Cancel the open orders of a strategy that gets disabled. Default true. */
   readonly cancelOnDisable?: boolean;

@@ -105,6 +105,7 @@ class EngineImpl implements Engine {
       clock: deps.clock,
       timers: schedulerTimers(deps.scheduler),
       budget: createBudget(o.budget),
+      ...(o.budgetGate !== undefined ? { budgetGate: o.budgetGate } : {}),
       onOrderEvent: (e) => this.#updates.apply(e),
       atomically: (fn) => deps.store.transaction(fn),
       onFatal: (e) => this.#fail(e),

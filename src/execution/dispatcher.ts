@@ -249,7 +249,14 @@ export class Dispatcher {
       }
       const prepared = this.#hooks.prepare(job);
       if (prepared === undefined) return;
-      const r = this.#ledger.consume(this.#clock.now(), prepared.endpoint);
+      // Without a shared budget the decision is synchronous (no await: backtests stay as they were).
+      const gate = this.#ledger.gate;
+      const r =
+        gate === undefined
+          ? this.#ledger.consume(this.#clock.now(), prepared.endpoint)
+          : await this.#ledger.consumeShared(gate, () => this.#clock.now(), prepared.endpoint);
+      // Stopped while the shared budget answered: the reservation is spent, nothing is sent.
+      if (this.#stopped) return this.#abandon(job);
       if (!r.granted) {
         if (!Number.isFinite(r.waitMs))
           throw new RangeError(`${prepared.endpoint} can never fit the weight budget`);

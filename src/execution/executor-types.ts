@@ -6,6 +6,7 @@ import type { OrderEvent } from '../core/events.ts';
 import type { ClientOid, OrderId, StrategyId, SymbolId } from '../core/ids.ts';
 import type { ExchangePort, PlaceEntry } from '../exchange/port.ts';
 import type { BudgetState } from './budget.ts';
+import type { BudgetGate } from './budget-gate.ts';
 import type { Timers } from './timers.ts';
 
 export const JOB_PRIORITY = { cancel: 3, read: 2, place: 1 } as const;
@@ -40,6 +41,8 @@ export interface ExecutorDeps {
   readonly clock: Clock;
   readonly timers: Timers;
   readonly budget: BudgetState;
+  /** The budget shared with other processes (config `budget.shared`); absent: this process alone. */
+  readonly budgetGate?: BudgetGate;
   /**
    * Receives every order event the executor produces, synchronously. It must commit the event to
    * the store before returning: the executor acts on it right after (e.g. sends the request).

@@ -62,7 +62,7 @@ export class Executor {
     if (!Number.isInteger(opts.maxInFlight) || opts.maxInFlight < 1) {
       throw new RangeError(`maxInFlight must be a positive integer, got ${opts.maxInFlight}`);
     }
-    const ledger = new RequestLedger(deps.budget);
+    const ledger = new RequestLedger(deps.budget, deps.budgetGate);
     const dispatcher = new Dispatcher({
       clock: deps.clock,
       timers: deps.timers,

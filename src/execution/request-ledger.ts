@@ -12,6 +12,8 @@ import {
   type ConsumeResult,
 } from './budget.ts';
 import { consumeGroups } from './budget-groups.ts';
+import type { BudgetGate } from './budget-gate.ts';
+import { record } from './shared/fallback.ts';
 import type { ExecutorMetrics } from './executor-types.ts';
 
 export class RequestLedger {
@@ -25,8 +27,25 @@ export class RequestLedger {
   superseded = 0;
   outcomeUnknown = 0;
 
-  constructor(budget: BudgetState) {
+  /** The budget shared with other processes (config `budget.shared`), when there is one. */
+  readonly gate: BudgetGate | undefined;
+
+  constructor(budget: BudgetState, gate?: BudgetGate) {
     this.#budget = budget;
+    this.gate = gate;
+  }
+
+  /**
+   * With a shared budget: the gate decides (asynchronously), and a granted request is recorded in
+   * this process's budget too (its figures and window), without a second check. `now` is read after
+   * the gate answered.
+   */
+  async consumeShared(gate: BudgetGate, now: () => number, endpoint: EndpointId): Promise<ConsumeResult> {
+    const d = await gate.reserve(endpoint);
+    if (!d.granted) return { granted: false, waitMs: d.waitMs, state: this.#budget };
+    this.#budget = record(this.#budget, now(), ENDPOINTS[endpoint]);
+    this.#requests[endpoint] = (this.#requests[endpoint] ?? 0) + 1;
+    return { granted: true, state: this.#budget };
   }
 
   /** Asks the budget for one request of `endpoint` at `now`; a granted request is counted. */
@@ -41,6 +60,7 @@ export class RequestLedger {
   rateLimitedAt(now: number, retryAfterMs: number): void {
     this.rateLimited++;
     this.#budget = onRateLimited(this.#budget, now, retryAfterMs);
+    this.gate?.rateLimited(retryAfterMs);
   }
 
   /**

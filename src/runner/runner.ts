@@ -24,6 +24,8 @@ import { SqliteStore } from '../store/sqlite-store.ts';
 import { MetricsBridge } from './metrics-bridge.ts';
 import { engineOptions, reconcilerConfig } from './options.ts';
 import { readinessOf } from './readiness.ts';
+import { joinSharedBudget } from './shared-budget.ts';
+import type { SharedBudget } from '../execution/shared/shared-budget.ts';
 import { recover } from './recovery.ts';
 import { createSession, type Session } from './session.ts';
 import { shutdown, type ShutdownReport } from './shutdown.ts';
@@ -154,6 +156,7 @@ async function runWith(
   });
   let venue: Venue | undefined;
   let session: Session | undefined;
+  let sharedBudget: SharedBudget | undefined;
   // Everything that keeps the event loop alive, so the finally block can stop it whatever failed.
   const running: { bridge?: MetricsBridge; feed?: TickerFeed; control?: { stop(): void } } = {};
   try {
@@ -170,6 +173,14 @@ async function runWith(
     // Timers run on the wall clock (asyncScheduler), whatever the venue's clock says.
     const timers = schedulerTimers(asyncScheduler);
     let lastFullRoundAt: number | undefined;
+    // budget.shared: the weight budget is drawn from Redis with the other processes of the account.
+    sharedBudget = await joinSharedBudget(config, {
+      clock: wallClock,
+      timers,
+      log: obs.logger,
+      metrics: obs.metrics,
+    });
+    const gate = sharedBudget;
     session = createSession({
       port: venue.port,
       store,
@@ -179,7 +190,7 @@ async function runWith(
       log: obs.logger,
       specs,
       strategies,
-      engine: engineOptions(config),
+      engine: { ...engineOptions(config), ...(gate !== undefined ? { budgetGate: gate } : {}) },
       reconcile: reconcilerConfig(config.polling),
       onRound: (r) => {
         if (r.full) lastFullRoundAt = wallClock.now();
@@ -318,6 +329,7 @@ async function runWith(
     session?.reconciler.stop();
     session?.engine.stop();
     session?.engine.executor.stop();
+    await sharedBudget?.stop();
     removeSignals();
     store.close();
     await venue?.close();
@@ -381,7 +393,10 @@ function warnEmbeddedPositions(session: Session, log: Logger, say: (line: string
     if (!p.short.eq(0)) legs.push(`${symbol} short ${p.short.toFixed()}`);
   }
   if (legs.length === 0) return;
-  log.warn({ positions: legs }, 'positions of an earlier embedded paper run are in the store, not in the new simulator');
+  log.warn(
+    { positions: legs },
+    'positions of an earlier embedded paper run are in the store, not in the new simulator',
+  );
   say(
     `capibot run: warning: the store holds positions of an earlier embedded paper run (${legs.join(', ')}), ` +
       'but the in-process simulator starts flat: start from a fresh store.path, or use paper.venue: http ' +
