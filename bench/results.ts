@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { ExecutorBenchResult } from './executor.ts';
 import type { MachineInfo } from './machine.ts';
 import type { ReaderBenchResult } from './reader.ts';
+import type { SymbolsBenchResult } from './symbols.ts';
 
 /** The replay benchmark's headline figures (bench/replay.ts), checked when its result comes in. */
 export const replaySummarySchema = z.looseObject({
@@ -12,7 +13,7 @@ export const replaySummarySchema = z.looseObject({
 });
 export type ReplaySummary = z.infer<typeof replaySummarySchema>;
 
-export const SECTIONS = ['replay', 'reader', 'executor'] as const;
+export const SECTIONS = ['replay', 'reader', 'executor', 'symbols'] as const;
 export type Section = (typeof SECTIONS)[number];
 
 export interface BenchResults {
@@ -23,6 +24,7 @@ export interface BenchResults {
   readonly replay: ReplaySummary | null;
   readonly reader: ReaderBenchResult | null;
   readonly executor: ExecutorBenchResult | null;
+  readonly symbols: SymbolsBenchResult | null;
   readonly errors: Partial<Record<Section, string>>;
   /** Wall time of each part, seconds. */
   readonly durations: Partial<Record<Section, number>>;
@@ -118,6 +120,29 @@ export const FIGURES: readonly Figure[] = [
     key: 'peakRssRatio4x',
     label: 'Peak RSS, 4× recording ÷ 1×',
     target: { op: '<=', value: 1.1 },
+  },
+  {
+    section: 'symbols',
+    key: 'engineRatio',
+    label: 'Engine cost per poll, 200 symbols ÷ 5 (5 watched; synthetic recordings)',
+    target: { op: '<=', value: 2 },
+  },
+  {
+    section: 'symbols',
+    key: 'engineMicrosPerPollFew',
+    label: 'Engine cost per poll (beyond reading it), 5 symbols',
+    unit: 'µs',
+  },
+  {
+    section: 'symbols',
+    key: 'engineMicrosPerPollMany',
+    label: 'Engine cost per poll (beyond reading it), 200 symbols, 5 watched',
+    unit: 'µs',
+  },
+  {
+    section: 'symbols',
+    key: 'replayRatio',
+    label: 'Whole replay per poll, 200 symbols ÷ 5 (reading 40× the bytes included)',
   },
   {
     section: 'reader',

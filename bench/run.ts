@@ -1,4 +1,4 @@
-// `npm run bench [-- --only replay,reader,executor] [--quick]`: runs the benchmarks one after the
+// `npm run bench [-- --only replay,reader,executor,symbols] [--quick]`: runs the benchmarks one after the
 // other in this process and prints bench/results.json's object on stdout (progress goes to stderr).
 //
 // A full run writes bench/results.json (committed: the reference figures BENCHMARKS.md quotes) and
@@ -15,6 +15,7 @@ import { benchExecutor, type ExecutorBenchOptions } from './executor.ts';
 import { renderTable, replaceBetweenMarkers } from './format.ts';
 import { describeMachine } from './machine.ts';
 import { benchReader } from './reader.ts';
+import { benchSymbols, QUICK_SYMBOLS } from './symbols.ts';
 import {
   replaySummarySchema,
   SECTIONS,
@@ -87,6 +88,7 @@ async function main(): Promise<void> {
     replay: null,
     reader: null,
     executor: null,
+    symbols: null,
   };
   const jobs: Record<Section, () => Promise<void>> = {
     // Replay first: it measures peak memory, best on a fresh process.
@@ -98,6 +100,9 @@ async function main(): Promise<void> {
     },
     executor: async () => {
       results.executor = await benchExecutor(quick ? QUICK_EXECUTOR : {});
+    },
+    symbols: async () => {
+      results.symbols = await benchSymbols(quick ? QUICK_SYMBOLS : {});
     },
   };
   for (const s of SECTIONS) {

@@ -56,6 +56,7 @@ function results(over: Partial<BenchResults> = {}): BenchResults {
     replay: null,
     reader: null,
     executor: null,
+    symbols: null,
     errors: { replay: 'bench/replay.ts is missing' },
     durations: {},
     ...over,
