@@ -335,10 +335,10 @@ export class SimPort implements ExchangePort {
     body: unknown,
     onOk: (body: unknown) => T,
     onReject?: (r: VenueReject) => T,
-    reply?: VenueReply,
+    known?: VenueReply,
   ): Promise<T> {
     // A throw inside the executor becomes a rejection, like a failed request.
-    return new Promise<T>((resolve) => resolve(this.#exec(endpoint, query, body, onOk, onReject, reply)));
+    return new Promise<T>((resolve) => resolve(this.#exec(endpoint, query, body, onOk, onReject, known)));
   }
 
   #exec<T>(
