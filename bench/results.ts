@@ -4,6 +4,7 @@ import type { ExecutorBenchResult } from './executor.ts';
 import type { MachineInfo } from './machine.ts';
 import type { MoneyBench } from './money.ts';
 import type { ReaderBenchResult } from './reader.ts';
+import type { SymbolsBenchResult } from './symbols.ts';
 
 /** The replay benchmark's headline figures (bench/replay.ts), checked when its result comes in. */
 export const replaySummarySchema = z.looseObject({
@@ -13,7 +14,7 @@ export const replaySummarySchema = z.looseObject({
 });
 export type ReplaySummary = z.infer<typeof replaySummarySchema>;
 
-export const SECTIONS = ['replay', 'reader', 'executor', 'money'] as const;
+export const SECTIONS = ['replay', 'reader', 'executor', 'money', 'symbols'] as const;
 export type Section = (typeof SECTIONS)[number];
 
 export interface BenchResults {
@@ -25,6 +26,7 @@ export interface BenchResults {
   readonly reader: ReaderBenchResult | null;
   readonly executor: ExecutorBenchResult | null;
   readonly money: MoneyBench | null;
+  readonly symbols: SymbolsBenchResult | null;
   readonly errors: Partial<Record<Section, string>>;
   /** Wall time of each part, seconds. */
   readonly durations: Partial<Record<Section, number>>;
@@ -122,6 +124,29 @@ export const FIGURES: readonly Figure[] = [
     target: { op: '<=', value: 1.1 },
   },
   {
+    section: 'symbols',
+    key: 'engineRatio',
+    label: 'Engine cost per poll, 200 symbols ÷ 5 (5 watched; synthetic recordings)',
+    target: { op: '<=', value: 2 },
+  },
+  {
+    section: 'symbols',
+    key: 'engineMicrosPerPollFew',
+    label: 'Engine cost per poll (beyond reading it), 5 symbols',
+    unit: 'µs',
+  },
+  {
+    section: 'symbols',
+    key: 'engineMicrosPerPollMany',
+    label: 'Engine cost per poll (beyond reading it), 200 symbols, 5 watched',
+    unit: 'µs',
+  },
+  {
+    section: 'symbols',
+    key: 'replayRatio',
+    label: 'Whole replay per poll, 200 symbols ÷ 5 (reading 40× the bytes included)',
+  },
+  {
     section: 'reader',
     key: 'ratioToBareParse',
     label: 'Recording reader ÷ bare `JSON.parse`',
@@ -162,7 +187,8 @@ export const FIGURES: readonly Figure[] = [
   {
     section: 'money',
     key: 'fixedNanosPerRound',
-    label: "Money arithmetic of one order's worth (parse, notional, fee, PnL, compare, tick), fixed-point `Dec`",
+    label:
+      "Money arithmetic of one order's worth (parse, notional, fee, PnL, compare, tick), fixed-point `Dec`",
     unit: 'ns',
   },
   {

@@ -1,4 +1,4 @@
-// `npm run bench [-- --only replay,reader,executor] [--quick]`: runs the benchmarks one after the
+// `npm run bench [-- --only replay,reader,executor,symbols] [--quick]`: runs the benchmarks one after the
 // other in this process and prints bench/results.json's object on stdout (progress goes to stderr).
 //
 // A full run writes bench/results.json (committed: the reference figures BENCHMARKS.md quotes) and
@@ -16,6 +16,7 @@ import { renderTable, replaceBetweenMarkers } from './format.ts';
 import { describeMachine } from './machine.ts';
 import { benchMoney } from './money.ts';
 import { benchReader } from './reader.ts';
+import { benchSymbols, QUICK_SYMBOLS } from './symbols.ts';
 import {
   replaySummarySchema,
   SECTIONS,
@@ -89,6 +90,7 @@ async function main(): Promise<void> {
     reader: null,
     executor: null,
     money: null,
+    symbols: null,
   };
   const jobs: Record<Section, () => Promise<void>> = {
     // Replay first: it measures peak memory, best on a fresh process.
@@ -104,6 +106,9 @@ async function main(): Promise<void> {
     money: () => {
       results.money = benchMoney(quick ? 50_000 : 200_000);
       return Promise.resolve();
+    },
+    symbols: async () => {
+      results.symbols = await benchSymbols(quick ? QUICK_SYMBOLS : {});
     },
   };
   for (const s of SECTIONS) {

@@ -7,16 +7,21 @@
 // - Deterministic: virtual time only, a fixed simulator seed, samples on a virtual-time grid. Nothing
 //   here reads the wall clock; the same inputs give the same RunRecord (and so the same report.json).
 // - Memory stays flat: events are not kept, equity and prices are sampled into a bounded Sampler.
+// - A poll costs about the same whatever symbols it carries beyond those traded: every symbol's price
+//   is sampled as the recording's text (one line per sample) from the simulator's latest ticker per
+//   symbol, nothing is done per ticker per poll here, and prices are decoded into exact values only
+//   when the report reads them (sampled-prices.ts).
 import type { Logger } from 'pino';
 import type { Config } from '../config/schema.ts';
-import { dec, type Dec } from '../core/decimal.ts';
+import { dec } from '../core/decimal.ts';
 import { BadInputError, ConfigError, InvariantViolation } from '../core/errors.ts';
 import type { RecordedPoll, RecordingMeta } from '../core/market.ts';
 import type { EngineStrategyConfig } from '../engine/engine.ts';
-import { openRecording } from '../market/recording/reader.ts';
+import { openRecording, type OpenedRecording } from '../market/recording/reader.ts';
 import { parseStrategyParams, strategySymbols } from '../strategy/define.ts';
 import { Session, type HarnessConfig } from '../strategy/testing/session.ts';
-import type { DisabledStrategy, EquitySample, PricePoint, RunRecord, RunStrategy } from './report/types.ts';
+import type { DisabledStrategy, EquitySample, RunRecord, RunStrategy } from './report/types.ts';
+import { PriceLines, sampledPrices } from './sampled-prices.ts';
 import { Sampler } from './sampler.ts';
 
 /** Most equity samples a report keeps (a 31-day recording sampled per minute fits without thinning). */
@@ -29,6 +34,11 @@ export interface BacktestOptions {
   readonly config: Config;
   /** The recording, as given (flag or config); the report names it so. */
   readonly data: string;
+  /**
+   * `data` already opened (openRecording), for a caller that wraps its reading (bench/symbols-child.ts
+   * times it); the run reads it and closes it. Default: opened here.
+   */
+  readonly recording?: OpenedRecording;
   /** The enabled strategies of the config, loaded (src/runner/strategies.ts). */
   readonly strategies: readonly EngineStrategyConfig[];
   readonly log?: Logger;
@@ -51,8 +61,11 @@ export interface BacktestOptions {
 
 interface Sample {
   readonly equity: EquitySample;
-  /** Last price per symbol at the sample (symbols seen so far). */
-  readonly prices: readonly (readonly [string, Dec])[];
+  /**
+   * The latest `last` of every symbol seen so far, in the order the symbols were first seen (the
+   * simulator's MarketState.latest order, which only grows at its end): sampled-prices.ts.
+   */
+  readonly prices: string;
 }
 
 /** The config sections the session honours; the venue is always the embedded simulator here. */
@@ -119,7 +132,7 @@ function runStrategies(config: Config): RunStrategy[] {
 
 export async function runBacktest(o: BacktestOptions): Promise<RunRecord> {
   const { config } = o;
-  const rec = await openRecording(o.data);
+  const rec = o.recording ?? (await openRecording(o.data));
   // Batches (one per chunk of the file): a quiet poll is then replayed without any promise.
   const batches = rec.batches[Symbol.asyncIterator]();
   try {
@@ -169,13 +182,11 @@ async function replay(
 ): Promise<RunRecord> {
   const { config } = o;
   const sampler = new Sampler<Sample>(config.backtest.equitySampleMs, o.maxSamples ?? DEFAULT_MAX_SAMPLES);
-  /** The first and the latest `last` of every symbol seen (wire text; parsed only when used). */
-  const firstPrice = new Map<string, string>();
-  const lastPrice = new Map<string, string>();
+  /** Every symbol's first and latest ticker, in the order first seen (every poll goes to the simulator). */
+  const latest = session.sim.core.market.latest();
+  const lines = new PriceLines();
   const sample = (t: number): void => {
     const pnl = session.engine.pnl();
-    const prices: (readonly [string, Dec])[] = [];
-    for (const [symbol, last] of lastPrice) prices.push([symbol, dec(last)]);
     sampler.add(t, {
       equity: {
         t,
@@ -183,7 +194,7 @@ async function replay(
         realized: pnl.realized,
         unrealized: pnl.unrealized,
       },
-      prices,
+      prices: lines.line(latest),
     });
   };
 
@@ -204,12 +215,6 @@ async function replay(
       const pending = session.feedNow(poll);
       if (pending !== undefined) await pending;
       takeEvents();
-      const tickers = poll.tickers;
-      for (let i = 0; i < tickers.length; i++) {
-        const w = tickers[i] as RecordedPoll['tickers'][number];
-        if (!firstPrice.has(w.symbol)) firstPrice.set(w.symbol, w.last);
-        lastPrice.set(w.symbol, w.last);
-      }
       if (sampler.due(poll.t)) sample(poll.t);
     }
     o.onProgress?.(session.polls);
@@ -223,10 +228,10 @@ async function replay(
   if (session.firstPollT === undefined || session.lastPollT === undefined)
     throw new InvariantViolation('backtest: no poll was replayed');
   const samples = sampler.samples();
-  const prices: Record<string, PricePoint[]> = {};
-  for (const { t, item } of samples) {
-    for (const [symbol, last] of item.prices) (prices[symbol] ??= []).push({ t, last });
-  }
+  const prices = sampledPrices(
+    latest.map((l) => l.symbol),
+    samples.map(({ t, item }) => ({ t, line: item.prices })),
+  );
   const stats = session.sim.stats();
   return {
     run: {
@@ -249,10 +254,7 @@ async function replay(
     startingBalance: session.startingEquity,
     tickSizes: Object.fromEntries([...session.specs].map(([symbol, spec]) => [symbol, spec.priceTick])),
     priceRanges: Object.fromEntries(
-      [...firstPrice].map(([symbol, first]) => [
-        symbol,
-        { first: dec(first), last: dec(lastPrice.get(symbol) ?? first) },
-      ]),
+      latest.map(({ symbol, firstLast, last }) => [symbol, { first: dec(firstLast), last: dec(last) }]),
     ),
   };
 }

@@ -57,6 +57,7 @@ function results(over: Partial<BenchResults> = {}): BenchResults {
     reader: null,
     executor: null,
     money: null,
+    symbols: null,
     errors: { replay: 'bench/replay.ts is missing' },
     durations: {},
     ...over,

@@ -2,6 +2,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { isDecimalString } from '../../src/core/decimal.ts';
 import { BadInputError } from '../../src/core/errors.ts';
+import type { RecordedPoll } from '../../src/core/market.ts';
+import { tickerRows } from '../../src/core/ticker-rows.ts';
 import { parseCommonPollLine } from '../../src/market/recording/fast-line.ts';
 import {
   isDecimalText,
@@ -231,6 +233,39 @@ describe('recording line checks', () => {
       { numRuns: 4000 },
     );
     expect(fastHits).toBeGreaterThan(100);
+  });
+
+  it("reads a line's rows without making its tickers, each as JSON.parse makes it when asked", () => {
+    fc.assert(
+      fc.property(fc.oneof(pollLine, mutated), (line) => {
+        const fast = parseCommonPollLine(line);
+        if (fast === undefined) return;
+        const parsed = JSON.parse(line) as RecordedPoll;
+        const rows = tickerRows(fast);
+        expect(rows.size).toBe(parsed.tickers.length);
+        const into = new Uint8Array(line.length);
+        parsed.tickers.forEach((t, i) => {
+          expect(rows.symbolAt(i)).toBe(t.symbol);
+          expect(rows.lastAt(i)).toBe(t.last);
+          const end = rows.copyLast(i, into, 0);
+          expect(Buffer.from(into.subarray(0, end)).toString('latin1')).toBe(t.last);
+          expect(rows.copyLast(i, new Uint8Array(t.last.length - 1), 0)).toBe(-1);
+          expect(rows.made(i)).toBe(false);
+        });
+        // One ticker made on its own, then all: the same objects, in JSON.parse's shape.
+        const last = parsed.tickers.length - 1;
+        if (last >= 0) {
+          const one = rows.tickerAt(last);
+          expect(JSON.stringify(one)).toBe(JSON.stringify(parsed.tickers[last]));
+          expect(rows.made(last)).toBe(true);
+          expect(last === 0 || !rows.made(0)).toBe(true);
+          expect(fast.tickers[last]).toBe(one);
+        }
+        expect(fast.tickers).toBe(rows.all());
+        expect(JSON.stringify(fast)).toBe(JSON.stringify(parsed));
+      }),
+      { numRuns: 2000 },
+    );
   });
 
   it('takes the fast path for canonical poll lines, whatever the key order', () => {

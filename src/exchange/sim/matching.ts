@@ -16,10 +16,11 @@
 //   query can reach any more are forgotten, without changing any answer (./retention.ts).
 import { dec, decMin, roundToStep, ZERO, type Dec } from '../../core/decimal.ts';
 import type { Ticker, WireTicker } from '../../core/market.ts';
-import { TickerView } from '../../core/ticker-view.ts';
+import { rowsOf, type TickerRows } from '../../core/ticker-rows.ts';
 import { isOpening } from '../../core/orders.ts';
 import { ContractTable } from './contracts.ts';
 import { IdSequence } from './ids.ts';
+import { MarketState, type Book } from './market-state.ts';
 import {
   isActive,
   remainingOf,
@@ -55,42 +56,7 @@ export interface MatchingConfig {
   readonly retentionMs?: number;
 }
 
-/** The market as one snapshot shows it for one symbol. Sides ≤ 0 are treated as absent. */
-export interface Book {
-  readonly bid?: Dec | undefined;
-  readonly ask?: Dec | undefined;
-  readonly last?: Dec | undefined;
-  readonly time: number;
-}
-
-/**
- * The book of one snapshot, over its TickerView: each side is decoded exactly on first read only
- * (a poll with no order to match decodes nothing). Sides ≤ 0 or unreadable are absent.
- */
-class SnapshotBook implements Book {
-  readonly time: number;
-  readonly #view: TickerView;
-  #bid: Dec | null | undefined;
-  #ask: Dec | null | undefined;
-  #last: Dec | null | undefined;
-
-  constructor(view: TickerView, time: number) {
-    this.#view = view;
-    this.time = time;
-  }
-
-  get bid(): Dec | undefined {
-    return (this.#bid ??= positiveOrNull(this.#view.wire.best_bid)) ?? undefined;
-  }
-
-  get ask(): Dec | undefined {
-    return (this.#ask ??= positiveOrNull(this.#view.wire.best_ask)) ?? undefined;
-  }
-
-  get last(): Dec | undefined {
-    return (this.#last ??= positiveOrNull(this.#view.wire.last)) ?? undefined;
-  }
-}
+export type { Book } from './market-state.ts';
 
 export type PlaceResult =
   | { readonly ok: true; readonly order: SimOrder }
@@ -105,22 +71,7 @@ export interface CancelSelector {
   readonly clientOid?: string;
 }
 
-interface Liquidities {
-  buy: Dec | undefined;
-  sell: Dec | undefined;
-}
-
 const BPS = dec(10_000);
-
-function positiveOrNull(s: string | undefined): Dec | null {
-  if (s === undefined) return null;
-  try {
-    const d = dec(s);
-    return d.gt(0) ? d : null;
-  } catch {
-    return null;
-  }
-}
 
 /** Orders sort by id: ids are equal-length increasing decimal strings, compared as numbers. */
 function compareIds(a: string, b: string): number {
@@ -154,11 +105,11 @@ export class MatchingCore {
   #createdGone = 0;
   readonly #retention: OrderRetention | undefined;
   readonly #positions = new Map<string, SymbolPosition>();
-  readonly #books = new Map<string, Book>();
-  readonly #liquidity = new Map<string, Liquidities>();
-  #tickers: readonly WireTicker[] = [];
-  /** The current snapshot's tickers, decoded once (shared with the engine in a backtest). */
-  #views: readonly TickerView[] = [];
+  /**
+   * Each symbol's latest ticker, book and liquidity, decoded only for the symbols something asks
+   * about (market-state.ts). Read it from outside; only `applyTickers` and `applyRows` install snapshots.
+   */
+  readonly market: MarketState;
   /** Bumped by every stored revision (placement, activation, fill, cancel): see `version`. */
   #version = 0;
 
@@ -167,6 +118,7 @@ export class MatchingCore {
     this.#fillModel = config.fillModel ?? 'through';
     this.#slippage = config.slippageBps ?? ZERO;
     this.#liquidityCap = config.liquidityPerSnapshot;
+    this.market = new MarketState(config.liquidityPerSnapshot);
     this.#acceptDelayMs = config.acceptDelayMs ?? 0;
     this.#cancelDelayMs = config.cancelDelayMs ?? 0;
     const retention = config.retentionMs ?? Number.POSITIVE_INFINITY;
@@ -200,25 +152,30 @@ export class MatchingCore {
 
   /** The last snapshot's tickers, exactly as given. */
   tickers(): readonly WireTicker[] {
-    return this.#tickers;
+    return this.market.tickers();
   }
 
   /** The current snapshot's tickers as TickerViews (the same objects until the next snapshot). */
   tickerViews(): readonly Ticker[] {
-    return this.#views;
+    return this.market.views();
+  }
+
+  /** The current snapshot's tickers of `symbols` only, as TickerViews, in the snapshot's order. */
+  tickerViewsOf(symbols: ReadonlySet<string>): readonly Ticker[] {
+    return this.market.viewsOf(symbols);
   }
 
   book(symbol: string): Book | undefined {
-    return this.#books.get(symbol);
+    return this.market.book(symbol);
   }
 
   /** A symbol is tradable when the contracts table names it or the market data has shown it. */
   isKnownSymbol(symbol: string): boolean {
-    return this.contracts.names(symbol) || this.#books.has(symbol);
+    return this.contracts.names(symbol) || this.market.has(symbol);
   }
 
   knownSymbols(): readonly string[] {
-    return [...new Set([...this.contracts.namedSymbols(), ...this.#books.keys()])].sort();
+    return [...new Set([...this.contracts.namedSymbols(), ...this.market.symbols()])].sort();
   }
 
   /** Every order, oldest first, in its current state. */
@@ -338,22 +295,22 @@ export class MatchingCore {
     if (this.#retention !== undefined) this.#forgetOrders(this.#retention.due(target));
   }
 
-  /** Installs a snapshot taken at `now`: resets the per-snapshot liquidity and fills resting orders. */
+  /**
+   * Installs a snapshot taken at `now` (its per-snapshot liquidity with it) and fills resting orders,
+   * symbol by symbol in the snapshot's order. Only the symbols holding active orders are looked at.
+   */
   applyTickers(now: number, tickers: readonly WireTicker[]): void {
+    this.applyRows(now, rowsOf(tickers));
+  }
+
+  /** `applyTickers` over rows (a recording line: its ticker objects are made only where needed). */
+  applyRows(now: number, rows: TickerRows): void {
     this.advanceTo(now);
-    this.#tickers = tickers;
-    const views: TickerView[] = [];
-    for (const t of tickers) {
-      const view = new TickerView(t);
-      views.push(view);
-      this.#books.set(t.symbol, new SnapshotBook(view, this.#now));
-      const liq = this.#liquidity.get(t.symbol);
-      if (liq === undefined)
-        this.#liquidity.set(t.symbol, { buy: this.#liquidityCap, sell: this.#liquidityCap });
-      else liq.buy = liq.sell = this.#liquidityCap;
-    }
-    this.#views = views;
-    for (const t of tickers) this.#matchResting(t.symbol, this.#now);
+    this.market.install(rows, this.#now);
+    let active: string[] | undefined;
+    for (const [symbol, ids] of this.#active) if (ids.size > 0) (active ??= []).push(symbol);
+    if (active === undefined) return;
+    for (const symbol of this.market.inSnapshotOrder(active)) this.#matchResting(symbol, this.#now);
   }
 
   // -------------------------------------------------------------------------------------------
@@ -450,7 +407,7 @@ export class MatchingCore {
   /** Preset TP/SL of an opening order must lie on the profitable/protective side of its price. */
   #validatePresets(symbol: string, req: SimOrderRequest): VenueReject | undefined {
     if (!isOpening(req.side)) return undefined;
-    const ref = req.price ?? this.#opposite(symbol, isBuy(req.side)) ?? this.#books.get(symbol)?.last;
+    const ref = req.price ?? this.#opposite(symbol, isBuy(req.side)) ?? this.market.book(symbol)?.last;
     if (ref === undefined) return undefined;
     const long = req.side === 'open_long';
     const wording = long ? 'buy long' : 'sell short';
@@ -468,7 +425,7 @@ export class MatchingCore {
 
   /** The price a buyer (asks) or seller (bids) meets; `last` stands in for a missing side. */
   #opposite(symbol: string, buy: boolean): Dec | undefined {
-    const b = this.#books.get(symbol);
+    const b = this.market.book(symbol);
     if (!b) return undefined;
     return (buy ? b.ask : b.bid) ?? b.last;
   }
@@ -481,7 +438,7 @@ export class MatchingCore {
   /** Quantity the snapshot still offers to `o`, rounded down to the size step. */
   #fillable(o: SimOrder): Dec {
     const rem = remainingOf(o);
-    const liq = this.#liquidity.get(o.symbol);
+    const liq = this.market.liquidity(o.symbol);
     const avail = liq ? (isBuy(o.side) ? liq.buy : liq.sell) : this.#liquidityCap;
     const q = avail === undefined ? rem : decMin(rem, avail);
     return q.lte(0) ? ZERO : roundToStep(q, this.contracts.rules(o.symbol).sizeStep, 'down');
@@ -580,7 +537,7 @@ export class MatchingCore {
     const fee = value.times(feeRate);
     const effect = applyFill(this.position(o.symbol), o.side, size, price);
     this.#positions.set(o.symbol, effect.position);
-    const liq = this.#liquidity.get(o.symbol);
+    const liq = this.market.liquidity(o.symbol);
     if (liq) {
       if (isBuy(o.side) && liq.buy !== undefined) liq.buy = liq.buy.minus(size);
       if (!isBuy(o.side) && liq.sell !== undefined) liq.sell = liq.sell.minus(size);

@@ -19,6 +19,7 @@ import {
   RateLimitedError,
 } from '../../core/errors.ts';
 import { orderId as toOrderId, type SymbolId } from '../../core/ids.ts';
+import { tickerRows } from '../../core/ticker-rows.ts';
 import type { ContractSpec, RecordedPoll, Ticker, WireTicker } from '../../core/market.ts';
 import type { CancelOutcome, FillPage, OrderReport, PlaceOutcome, PlanPage } from '../../core/reports.ts';
 import type {
@@ -54,7 +55,7 @@ import { MatchingCore, type MatchingConfig } from './matching.ts';
 import { DEFAULT_SIM_RETENTION_MS } from './retention.ts';
 import type { SimStatsSnapshot } from './stats.ts';
 import { httpStatusOf, type VenueReject } from './venue-errors.ts';
-import { SimVenue } from './venue.ts';
+import { SimVenue, type VenueReply } from './venue.ts';
 import { WeightLimiter, type WeightLimits } from './weights.ts';
 
 /** `retentionMs` defaults to DEFAULT_SIM_RETENTION_MS here (Infinity keeps everything). */
@@ -66,6 +67,9 @@ export interface SimPortOptions extends MatchingConfig {
   /** Seed of the fault dice; default `seed` (the matching seed), else 1. */
   readonly faultSeed?: number;
 }
+
+/** A tickers reply whose body the caller reads from the core instead (`tickers(only)`). */
+const UNREAD_TICKERS: VenueReply = { ok: true, body: undefined };
 
 /** The caller's "IP" in the weight windows. */
 const LOCAL_IP = 'in-process';
@@ -110,7 +114,7 @@ export class SimPort implements ExchangePort {
 
   /** Feeds one recorded poll: the market moves to it and resting orders fill. */
   applyPoll(poll: RecordedPoll): void {
-    this.core.applyTickers(poll.t, poll.tickers);
+    this.core.applyRows(poll.t, tickerRows(poll));
   }
 
   applyTickers(now: number, tickers: readonly WireTicker[]): void {
@@ -198,18 +202,34 @@ export class SimPort implements ExchangePort {
     return this.#run('contracts', '', undefined, (body) => contractsSchema.parse(body).map(contractFromWire));
   }
 
-  tickers(): Promise<readonly Ticker[]> {
-    return this.#run('tickers', '', undefined, tickersFromBody);
+  /**
+   * The tickers reply. With `only`, just the tickers of those symbols, in the reply's order (what
+   * filtering the reply gives): the others are not even looked at (a backtest's engine sees the
+   * symbols its strategies trade, as a live run's does: src/runner/ticker-feed.ts).
+   */
+  tickers(only?: ReadonlySet<string>): Promise<readonly Ticker[]> {
+    if (only === undefined) return this.#run('tickers', '', undefined, tickersFromBody);
+    // The venue's reply is the core's snapshot (SimVenue.tickers): read from the core for `only`,
+    // without making the reply's body (every ticker object of a recording line).
+    return this.#run(
+      'tickers',
+      '',
+      undefined,
+      () => this.core.tickerViewsOf(only),
+      undefined,
+      UNREAD_TICKERS,
+    );
   }
 
   /**
    * The tickers reply at the clock's time without a request: for a read whose weight and count were
-   * charged by `chargeUnsent` (the backtest's quiet polls, src/strategy/testing/session.ts).
+   * charged by `chargeUnsent` (the backtest's quiet polls, src/strategy/testing/session.ts). With
+   * `only`, as `tickers(only)`.
    */
-  tickersUnsent(): readonly Ticker[] {
+  tickersUnsent(only?: ReadonlySet<string>): readonly Ticker[] {
     const now = this.#clock.now();
     this.core.advanceTo(now);
-    return this.core.tickerViews();
+    return only === undefined ? this.core.tickerViews() : this.core.tickerViewsOf(only);
   }
 
   placeOrder(symbol: SymbolId, entry: PlaceEntry): Promise<PlaceOutcome> {
@@ -319,9 +339,10 @@ export class SimPort implements ExchangePort {
     body: unknown,
     onOk: (body: unknown) => T,
     onReject?: (r: VenueReject) => T,
+    known?: VenueReply,
   ): Promise<T> {
     // A throw inside the executor becomes a rejection, like a failed request.
-    return new Promise<T>((resolve) => resolve(this.#exec(endpoint, query, body, onOk, onReject)));
+    return new Promise<T>((resolve) => resolve(this.#exec(endpoint, query, body, onOk, onReject, known)));
   }
 
   #exec<T>(
@@ -330,6 +351,8 @@ export class SimPort implements ExchangePort {
     body: unknown,
     onOk: (body: unknown) => T,
     onReject: ((r: VenueReject) => T) | undefined,
+    /** The operation's reply when it is known without running it (it changes nothing). */
+    known?: VenueReply,
   ): T {
     const venue = this.venue;
     const rf = venue.begin(endpoint);
@@ -362,7 +385,7 @@ export class SimPort implements ExchangePort {
         admitted.retryAfterMs,
       );
     }
-    const reply = venue.dispatch(endpoint, query, body, rf, now);
+    const reply = known ?? venue.dispatch(endpoint, query, body, rf, now);
     if (rf.serverError?.afterProcessing) {
       venue.faults.count('serverError');
       throw new OutcomeUnknownError(

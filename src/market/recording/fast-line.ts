@@ -4,12 +4,19 @@
 //
 // with no whitespace, no escapes and only the known ticker keys. For such a line, when it is also a
 // valid poll, it returns exactly what JSON.parse returns (same keys in the same order, same strings)
-// — about as fast as JSON.parse alone, validation included, because it knows the shape. For anything
+// — faster than JSON.parse alone, validation included, because it knows the shape. For anything
 // else (other layouts, extra keys, invalid values) it returns undefined and the caller falls back to
 // JSON.parse and the general checks of format.ts, which also produce the error messages. So this is
 // an optimisation, never a second grammar; test/market/recording-format.test.ts checks the equivalence.
-import type { RecordedPoll } from '../../core/market.ts';
-import { isDecimalText, isPositiveText } from './format.ts';
+//
+// The line is checked whole, every value of every ticker, but its ticker objects are made only when
+// read: a poll may carry hundreds of symbols of which a backtest trades a few. The poll's `tickers`
+// (an own, enumerable property: it reads, spreads and serialises as a plain poll does) makes them all
+// on first read; the backtest reads the rows instead (TickerRows: each row's symbol and `last` text,
+// one ticker object when asked), so the tickers nobody trades never become objects.
+import type { RecordedPoll, WireTicker } from '../../core/market.ts';
+import { copyAscii, type TickerRows } from '../../core/ticker-rows.ts';
+import { isDecimalText } from './format.ts';
 
 const SYMBOL = 0;
 const DECIMAL = 1;
@@ -47,6 +54,9 @@ const KINDS: readonly number[] = [
   OPTIONAL_PRICE,
   OPTIONAL_PRICE,
 ];
+/** Index of `symbol` and of `last` in KEYS. */
+const SYMBOL_KEY = 0;
+const LAST_KEY = 1;
 /** Bits of the keys every ticker must have (all but markPrice and indexPrice). */
 const REQUIRED = (1 << 10) - 1;
 
@@ -59,6 +69,10 @@ const CLOSE_BRACKET = 93;
 const ZERO = 48;
 const NINE = 57;
 const SPACE = 32;
+const MINUS = 45;
+const DOT = 46;
+const LOWER_E = 101;
+const UPPER_E = 69;
 
 const HEAD = '{"t":';
 const TICKERS = ',"tickers":[';
@@ -68,6 +82,33 @@ const TICKERS = ',"tickers":[';
  * predicted and confirmed with one comparison.
  */
 const predicted: number[] = [];
+
+/**
+ * Symbol of the ticker at each position of the last line parsed: recordings list the same symbols in
+ * the same order, so a symbol is confirmed with one comparison and handed out as the same string
+ * every line (an own, flat copy: no new slice per ticker, and comparing or hashing it downstream is
+ * cheap — the simulator finds each symbol's state by it, poll after poll).
+ */
+const symbolAt: string[] = [];
+
+/** A symbol value (`start`..`end` of the line) of the ticker at `position`; undefined when invalid. */
+function symbolValue(line: string, start: number, end: number, position: number): string | undefined {
+  const known = symbolAt[position];
+  if (known !== undefined && known.length === end - start && line.startsWith(known, start)) return known;
+  const s = line.slice(start, end);
+  if (!isSymbolText(s)) return undefined;
+  // JSON.parse makes a string of its own (a slice of 13 characters or more would be a view of the line).
+  const own = JSON.parse(JSON.stringify(s)) as string;
+  symbolAt[position] = own;
+  return own;
+}
+
+/**
+ * The symbols and offsets of the line being parsed, collected here and copied out at its end in
+ * arrays of the exact size: growing arrays per line would allocate several times what they keep.
+ */
+const lineSymbols: string[] = [];
+const lineAt: number[] = [];
 
 /** The index in KEYS of the key whose text starts at `at` and is followed by a quote, or -1. */
 function keyAt(line: string, at: number, position: number): number {
@@ -86,23 +127,58 @@ function keyAt(line: string, at: number, position: number): number {
   return -1;
 }
 
-function isValue(kind: number, s: string): boolean {
-  if (kind === SYMBOL) {
-    if (s.length === 0) return false;
-    for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) < SPACE) return false;
-    return true;
+function isSymbolText(s: string): boolean {
+  if (s.length === 0) return false;
+  for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) < SPACE) return false;
+  return true;
+}
+
+/**
+ * isDecimalText of `line` from `start` to `end`, without cutting it out: the loop of the common form
+ * (digits with at most one dot); anything else (an exponent, an invalid character) is settled by
+ * isDecimalText on the text itself.
+ */
+function isDecimalAt(line: string, start: number, end: number): boolean {
+  let i = start < end && line.charCodeAt(start) === MINUS ? start + 1 : start;
+  const first = i;
+  let dot = false;
+  for (; i < end; i++) {
+    const c = line.charCodeAt(i);
+    if (c >= ZERO && c <= NINE) continue;
+    if (c === DOT && !dot) {
+      dot = true;
+      continue;
+    }
+    return isDecimalText(line.slice(start, end));
   }
+  return end - first > (dot ? 1 : 0);
+}
+
+/** isPositiveText of `line` from `start` to `end` (decimal text), without cutting it out. */
+function isPositiveAt(line: string, start: number, end: number): boolean {
+  if (start < end && line.charCodeAt(start) === MINUS) return false;
+  for (let i = start; i < end; i++) {
+    const c = line.charCodeAt(i);
+    if (c === LOWER_E || c === UPPER_E) return false; // the mantissa was all zeros
+    if (c > ZERO && c <= NINE) return true;
+  }
+  return false;
+}
+
+/** The check of a value that is not a symbol (those go through symbolValue). */
+function isValueAt(kind: number, line: string, start: number, end: number): boolean {
   if (kind === TIMESTAMP) {
-    const n = s.length;
+    const n = end - start;
     if (n === 0 || n > 16) return false;
-    for (let i = 0; i < n; i++) {
-      const c = s.charCodeAt(i);
+    for (let i = start; i < end; i++) {
+      const c = line.charCodeAt(i);
       if (c < ZERO || c > NINE) return false;
     }
     return true;
   }
-  if (kind === PRICE || kind === OPTIONAL_PRICE) return isDecimalText(s) && isPositiveText(s);
-  return isDecimalText(s);
+  if (kind === PRICE || kind === OPTIONAL_PRICE)
+    return isDecimalAt(line, start, end) && isPositiveAt(line, start, end);
+  return isDecimalAt(line, start, end);
 }
 
 /** The valid poll of a line in the common form, or undefined (the caller then uses JSON.parse). */
@@ -122,14 +198,19 @@ export function parseCommonPollLine(line: string): RecordedPoll | undefined {
   const t = Number(line.slice(tStart, i));
   if (!line.startsWith(TICKERS, i)) return undefined;
   i += TICKERS.length;
-  const tickers: Record<string, string>[] = [];
+  const symbols = lineSymbols;
+  const at = lineAt;
+  let count = 0;
   if (line.charCodeAt(i) === CLOSE_BRACKET) {
     i++;
   } else {
     for (;;) {
       if (line.charCodeAt(i) !== OPEN_BRACE) return undefined;
+      const objectStart = i;
       i++;
-      const ticker: Record<string, string> = {};
+      let symbol: string | undefined;
+      let lastStart = 0;
+      let lastEnd = 0;
       let seen = 0;
       for (let position = 0; ; position++) {
         if (line.charCodeAt(i) !== QUOTE) return undefined;
@@ -141,9 +222,17 @@ export function parseCommonPollLine(line: string): RecordedPoll | undefined {
         const valueStart = colon + 2;
         const valueEnd = line.indexOf('"', valueStart);
         if (valueEnd === -1) return undefined;
-        const value = line.slice(valueStart, valueEnd);
-        if (!isValue(KINDS[k] as number, value)) return undefined;
-        ticker[key] = value;
+        if (k === SYMBOL_KEY) {
+          // A key given twice counts as JSON.parse counts it: the last value.
+          symbol = symbolValue(line, valueStart, valueEnd, count);
+          if (symbol === undefined) return undefined;
+        } else {
+          if (!isValueAt(KINDS[k] as number, line, valueStart, valueEnd)) return undefined;
+          if (k === LAST_KEY) {
+            lastStart = valueStart;
+            lastEnd = valueEnd;
+          }
+        }
         seen |= 1 << k;
         i = valueEnd + 1;
         const c = line.charCodeAt(i);
@@ -153,7 +242,11 @@ export function parseCommonPollLine(line: string): RecordedPoll | undefined {
         return undefined;
       }
       if ((seen & REQUIRED) !== REQUIRED) return undefined;
-      tickers.push(ticker);
+      symbols[count] = symbol as string;
+      at[3 * count] = objectStart;
+      at[3 * count + 1] = lastStart;
+      at[3 * count + 2] = lastEnd;
+      count++;
       const c = line.charCodeAt(i);
       i++;
       if (c === COMMA) continue;
@@ -162,5 +255,95 @@ export function parseCommonPollLine(line: string): RecordedPoll | undefined {
     }
   }
   if (i !== n - 1 || line.charCodeAt(i) !== CLOSE_BRACE) return undefined;
-  return { t, tickers } as unknown as RecordedPoll;
+  return new LinePoll(t, line, symbols.slice(0, count), at.slice(0, 3 * count));
+}
+
+/** `tickers` of a LinePoll: an own, enumerable accessor (one getter shared by every poll). */
+const TICKERS_PROPERTY: PropertyDescriptor = {
+  get(this: LinePoll): readonly WireTicker[] {
+    return this.all();
+  },
+  enumerable: true,
+  configurable: false,
+};
+
+/** A checked poll line: its ticker objects made on first read, each as JSON.parse would make it. */
+class LinePoll implements RecordedPoll, TickerRows {
+  readonly t: number;
+  declare readonly tickers: readonly WireTicker[];
+  readonly #line: string;
+  /** Each ticker's symbol (see symbolValue). */
+  readonly #symbols: readonly string[];
+  /** Per ticker, three offsets in the line: its `{`, and the start and end of its `last` value. */
+  readonly #at: readonly number[];
+  /** The ticker objects made so far, by row. */
+  #made: WireTicker[] | undefined;
+  #complete = false;
+
+  constructor(t: number, line: string, symbols: readonly string[], at: readonly number[]) {
+    this.t = t;
+    this.#line = line;
+    this.#symbols = symbols;
+    this.#at = at;
+    Object.defineProperty(this, 'tickers', TICKERS_PROPERTY);
+  }
+
+  tickerRows(): TickerRows {
+    return this;
+  }
+
+  get size(): number {
+    return this.#symbols.length;
+  }
+
+  symbolAt(i: number): string {
+    return this.#symbols[i] as string;
+  }
+
+  lastAt(i: number): string {
+    const at = this.#at;
+    return this.#line.slice(at[3 * i + 1], at[3 * i + 2]);
+  }
+
+  copyLast(i: number, into: Uint8Array, to: number): number {
+    const at = this.#at;
+    return copyAscii(this.#line, at[3 * i + 1] as number, at[3 * i + 2] as number, into, to);
+  }
+
+  tickerAt(i: number): WireTicker {
+    const made = (this.#made ??= []);
+    return (made[i] ??= this.#make(i));
+  }
+
+  made(i: number): boolean {
+    return this.#made?.[i] !== undefined;
+  }
+
+  all(): readonly WireTicker[] {
+    const made = (this.#made ??= []);
+    if (!this.#complete) {
+      for (let i = 0; i < this.#symbols.length; i++) made[i] ??= this.#make(i);
+      this.#complete = true;
+    }
+    return made;
+  }
+
+  /** The object of ticker i, from the checked line: its keys in line order, a repeated key's last value. */
+  #make(i: number): WireTicker {
+    const line = this.#line;
+    const symbol = this.#symbols[i] as string;
+    const ticker: Record<string, string> = {};
+    let p = (this.#at[3 * i] as number) + 1;
+    for (let position = 0; ; position++) {
+      const k = keyAt(line, p + 1, position);
+      const key = KEYS[k] as string;
+      const valueStart = p + key.length + 4;
+      const valueEnd = line.indexOf('"', valueStart);
+      ticker[key] = k === SYMBOL_KEY ? symbol : line.slice(valueStart, valueEnd);
+      p = valueEnd + 1;
+      if (line.charCodeAt(p) === CLOSE_BRACE) break;
+      p++;
+    }
+    return ticker as unknown as WireTicker;
+  }
 }

@@ -7,6 +7,11 @@
 // not yet read, so a recording cut cleanly after a flush could not be told from one cut mid-line.
 // Here the compressed file is fed to zlib one read at a time and every decoded chunk is delivered
 // before the failure is reported.
+//
+// Chunks end on a line end where they can: the bytes after a chunk's last newline are kept (as bytes)
+// and decoded with the next chunk, so a line is one slice of one decoded string, not two pieces
+// joined into a copy (a poll of hundreds of symbols is a line of tens of KiB: that copy was half of
+// what reading allocated). A line longer than CARRY_MAX_BYTES is delivered in pieces, as before.
 import { open, type FileHandle } from 'node:fs/promises';
 import { StringDecoder } from 'node:string_decoder';
 import { createGunzip, type Gunzip } from 'node:zlib';
@@ -21,6 +26,9 @@ const READ_BYTES = 256 * 1024;
 const GZIP_READ_BYTES = 16 * 1024;
 /** Size of the text chunks zlib hands out. */
 const INFLATE_CHUNK_BYTES = 64 * 1024;
+/** Most bytes kept after a chunk's last newline, waiting for the line's end. */
+const CARRY_MAX_BYTES = 1024 * 1024;
+const NEWLINE = 0x0a;
 
 /** How a text stream ended. `truncated`: the gzip data stopped before its end (no trailer). */
 export type StreamEnd = 'complete' | 'truncated';
@@ -43,6 +51,9 @@ export class TextChunkReader {
   private readonly decoder = new StringDecoder('utf8');
   private readonly gunzip: Gunzip | undefined;
   private readonly queue: string[] = [];
+  /** Bytes after the last newline decoded so far (see the top of this file), and their length. */
+  private carry: Buffer[] = [];
+  private carryBytes = 0;
   private sourceDone = false;
   private finished = false;
   private failure: Error | undefined;
@@ -56,12 +67,17 @@ export class TextChunkReader {
     this.gzip = gzip;
     if (gzip) {
       const g = createGunzip({ chunkSize: INFLATE_CHUNK_BYTES });
-      g.setEncoding('utf8');
-      g.on('data', (s: string) => this.queue.push(s));
-      g.on('end', () => this.finish());
+      // Each chunk zlib hands out is a buffer of its own (never written again): kept as it is.
+      g.on('data', (b: Buffer) => this.take(b));
+      g.on('end', () => {
+        this.flush(true);
+        this.finish();
+      });
       g.on('error', (e: NodeJS.ErrnoException) => {
         if (e.code === 'Z_BUF_ERROR') this.endKind = 'truncated';
         else this.failure = e;
+        // The text decoded so far is delivered; an incomplete character at the cut is not.
+        this.flush(false);
         this.finish();
       });
       this.gunzip = g;
@@ -137,13 +153,14 @@ export class TextChunkReader {
         g.end();
         await this.waitForGunzip();
       } else {
-        this.queue.push(this.decoder.end());
+        this.flush(true);
         this.finish();
       }
       return;
     }
     if (!g) {
-      this.queue.push(this.decoder.write(this.buf.subarray(0, bytesRead)));
+      // The read buffer is reused: what is kept must be copied.
+      this.take(this.buf.subarray(0, bytesRead), true);
       return;
     }
     // zlib copies the input before the write callback; the buffer is reused for the next read.
@@ -152,6 +169,48 @@ export class TextChunkReader {
       this.wake = resolve;
       g.write(data, () => this.notify());
     });
+  }
+
+  /**
+   * Decoded bytes in: the text up to their last newline (with the bytes kept before) goes to the
+   * queue as one string; the bytes after it are kept, up to CARRY_MAX_BYTES.
+   */
+  private take(bytes: Buffer, copyKept = false): void {
+    const nl = bytes.lastIndexOf(NEWLINE);
+    if (nl === -1) {
+      this.keep(copyKept ? Buffer.from(bytes) : bytes);
+      return;
+    }
+    const head = bytes.subarray(0, nl + 1);
+    if (this.carry.length === 0) {
+      this.queue.push(this.decoder.write(head));
+    } else {
+      this.carry.push(head);
+      this.queue.push(this.decoder.write(Buffer.concat(this.carry, this.carryBytes + head.length)));
+      this.carry = [];
+      this.carryBytes = 0;
+    }
+    if (nl + 1 < bytes.length) {
+      const rest = bytes.subarray(nl + 1);
+      this.keep(copyKept ? Buffer.from(rest) : rest);
+    }
+  }
+
+  private keep(bytes: Buffer): void {
+    this.carry.push(bytes);
+    this.carryBytes += bytes.length;
+    // A line this long goes on in pieces (the line splitter joins them, and bounds their length).
+    if (this.carryBytes > CARRY_MAX_BYTES) this.flush(false);
+  }
+
+  /** The bytes kept, decoded to the queue; `end`: the input is over (an incomplete character is then decoded as U+FFFD). */
+  private flush(end: boolean): void {
+    if (this.carry.length > 0) {
+      this.queue.push(this.decoder.write(Buffer.concat(this.carry, this.carryBytes)));
+      this.carry = [];
+      this.carryBytes = 0;
+    }
+    if (end) this.queue.push(this.decoder.end());
   }
 
   private async waitForGunzip(): Promise<void> {

@@ -8,6 +8,12 @@
 // time: budget waits, reconcile rounds, strategy timers), lets the market move in the simulator,
 // reads the tickers THROUGH the weight budget (a tickers poll costs weight live too), hands them to
 // the engine and waits until everything that can happen at that instant has happened.
+//
+// The engine is handed the tickers of the symbols its strategies trade only, as a live run's ticker
+// feed does (src/runner/ticker-feed.ts): a poll may carry hundreds of symbols, and the others are
+// never decoded (the simulator decodes a symbol only when an order or a request needs its book). The
+// engine reads no other symbol's ticker: strategies see their own symbols only, and positions, open
+// orders and the risk gate's prices are all on symbols strategies trade (the store starts empty).
 import pino, { type Logger } from 'pino';
 import type { ConfigInput } from '../../config/schema.ts';
 import { ValidatedConfigSchema } from '../../config/cross-checks.ts';
@@ -121,6 +127,8 @@ export class Session {
   readonly #deferred: DeferredReads | undefined;
   /** The venue's state version when the loops last saw it (at a wake). */
   #versionSeen = -1;
+  /** The symbols the strategies trade: only their tickers reach the engine. */
+  readonly #watched: ReadonlySet<string>;
 
   constructor(o: SessionOptions) {
     const log = o.log ?? pino({ level: 'silent' });
@@ -189,6 +197,7 @@ export class Session {
     });
     this.engine = session.engine;
     this.reconciler = session.reconciler;
+    this.#watched = new Set(session.symbols);
     this.#deferred = deferred;
     this.engine.events$.subscribe((e) => this.events.push(e));
     this.engine.start();
@@ -302,7 +311,7 @@ export class Session {
   feedNow(poll: RecordedPoll): Promise<void> | undefined {
     if (!(this.#quietPolls && this.#settledNow() && this.vt.jumpTo(poll.t))) return this.#feedTimed(poll);
     this.sim.applyPoll(poll);
-    const tickers = this.#deferRead(poll.t) ? this.sim.tickersUnsent() : this.#readUnsent();
+    const tickers = this.#deferRead(poll.t) ? this.sim.tickersUnsent(this.#watched) : this.#readUnsent();
     if (tickers === undefined) return this.#readAndTick(poll);
     this.#tick(poll, tickers);
     return this.#settledNow() ? undefined : this.settle();
@@ -338,7 +347,7 @@ export class Session {
 
   /** The tickers read through the executor's read lane (weight budget, then the simulator). */
   #readTickers(): Promise<readonly Ticker[]> {
-    return this.#budgeted(this.engine.executor.read('tickers', () => this.sim.tickers()));
+    return this.#budgeted(this.engine.executor.read('tickers', () => this.sim.tickers(this.#watched)));
   }
 
   /**
@@ -352,7 +361,7 @@ export class Session {
     this.reconciler.wake();
     this.#versionSeen = this.sim.stateVersion();
     const charged = this.engine.executor.chargeUnsent(['tickers'], () => this.sim.chargeUnsent(['tickers']));
-    return charged ? this.sim.tickersUnsent() : undefined;
+    return charged ? this.sim.tickersUnsent(this.#watched) : undefined;
   }
 
   #tick(poll: RecordedPoll, tickers: readonly Ticker[]): void {

@@ -1,0 +1,287 @@
+// The market as the simulator knows it: each symbol's latest ticker (from the latest snapshot that
+// held it), and what the matching core and the engine derive from it, built on first use only.
+//
+// The tickers endpoint answers with every listed contract (hundreds on a large venue) while the
+// strategies trade a few. Installing a snapshot therefore costs a few field writes per ticker and
+// nothing more: it reads each row's symbol only (TickerRows: a recording line's ticker objects are
+// not even made), and a ticker's object, book (exact best bid, ask and last), per-snapshot liquidity
+// and TickerView are made when something asks for that symbol — an order to match, a request, a
+// strategy watching it — so a symbol nobody trades is never decoded.
+//
+// Semantics are those of the eager version this replaces (a book, a liquidity reset and a view per
+// ticker of every snapshot): a symbol's book is that of the latest snapshot holding it, with that
+// snapshot's time; its liquidity is reset by every snapshot holding it (lazily, at the first read
+// after one: nothing else moves it in between); a snapshot holding a symbol twice takes the last.
+import type { Dec } from '../../core/decimal.ts';
+import { dec } from '../../core/decimal.ts';
+import type { WireTicker } from '../../core/market.ts';
+import type { TickerRows } from '../../core/ticker-rows.ts';
+import { TickerView } from '../../core/ticker-view.ts';
+
+/** The market as one snapshot shows it for one symbol. Sides ≤ 0 are treated as absent. */
+export interface Book {
+  readonly bid?: Dec | undefined;
+  readonly ask?: Dec | undefined;
+  readonly last?: Dec | undefined;
+  readonly time: number;
+}
+
+/** Quantity (base coin) the market still offers to buyers and to sellers in this snapshot. */
+export interface Liquidities {
+  buy: Dec | undefined;
+  sell: Dec | undefined;
+}
+
+function positiveOrNull(s: string | undefined): Dec | null {
+  if (s === undefined) return null;
+  try {
+    const d = dec(s);
+    return d.gt(0) ? d : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The book of one snapshot: each side decoded exactly on first read only. Sides ≤ 0 or unreadable are absent. */
+class SnapshotBook implements Book {
+  readonly time: number;
+  readonly #wire: WireTicker;
+  #bid: Dec | null | undefined;
+  #ask: Dec | null | undefined;
+  #last: Dec | null | undefined;
+
+  constructor(wire: WireTicker, time: number) {
+    this.#wire = wire;
+    this.time = time;
+  }
+
+  get bid(): Dec | undefined {
+    return (this.#bid ??= positiveOrNull(this.#wire.best_bid)) ?? undefined;
+  }
+
+  get ask(): Dec | undefined {
+    return (this.#ask ??= positiveOrNull(this.#wire.best_ask)) ?? undefined;
+  }
+
+  get last(): Dec | undefined {
+    return (this.#last ??= positiveOrNull(this.#wire.last)) ?? undefined;
+  }
+}
+
+/** V8 keeps a slice of 13 characters or more as a view of its whole line; below, it copies. */
+const SLICE_MIN_LENGTH = 13;
+
+/** `text` as a string of its own, so that keeping it does not keep a whole recording line alive. */
+function ownText(text: string): string {
+  return text.length < SLICE_MIN_LENGTH ? text : (JSON.parse(JSON.stringify(text)) as string);
+}
+
+/** One symbol: its latest ticker, where it stood in its snapshot, and what was derived from it. */
+class SymbolSlot implements Liquidities {
+  readonly symbol: string;
+  /** The `last` text of the first ticker seen of the symbol. */
+  readonly firstLast: string;
+  /** The rows of the latest snapshot holding the symbol, its number, time and the symbol's row there. */
+  rows: TickerRows;
+  snapshot = 0;
+  time = 0;
+  index: number;
+  buy: Dec | undefined = undefined;
+  sell: Dec | undefined = undefined;
+  /** The snapshot whose liquidity `buy` and `sell` hold (0: none yet). */
+  liquidityOf = 0;
+  #book: SnapshotBook | undefined;
+  #bookOf = 0;
+  #view: TickerView | undefined;
+
+  constructor(symbol: string, rows: TickerRows, index: number) {
+    this.symbol = symbol;
+    this.firstLast = ownText(rows.lastAt(index));
+    this.rows = rows;
+    this.index = index;
+  }
+
+  /** The latest ticker of the symbol (made from its row when first asked for). */
+  get wire(): WireTicker {
+    return this.rows.tickerAt(this.index);
+  }
+
+  /** Its `last` text. */
+  get last(): string {
+    return this.rows.lastAt(this.index);
+  }
+
+  /** TickerRows.copyLast of its `last` text. */
+  copyLast(into: Uint8Array, at: number): number {
+    return this.rows.copyLast(this.index, into, at);
+  }
+
+  book(): Book {
+    if (this.#book === undefined || this.#bookOf !== this.snapshot) {
+      this.#book = new SnapshotBook(this.wire, this.time);
+      this.#bookOf = this.snapshot;
+    }
+    return this.#book;
+  }
+
+  /** The Ticker of the latest ticker (one per wire ticker: shared by every reader). */
+  view(): TickerView {
+    const v = this.#view;
+    const wire = this.wire;
+    if (v !== undefined && v.wire === wire) return v;
+    return (this.#view = new TickerView(wire));
+  }
+}
+
+/** The latest ticker of one symbol (see MarketState.latest). */
+export interface LatestTicker {
+  readonly symbol: string;
+  /** The `last` text of the first ticker seen of the symbol, and of the latest. */
+  readonly firstLast: string;
+  readonly last: string;
+  /** TickerRows.copyLast of the latest `last` text. */
+  copyLast(into: Uint8Array, at: number): number;
+  /** The latest ticker (made when read, for a recording line). */
+  readonly wire: WireTicker;
+}
+
+export class MarketState {
+  /** Every symbol seen, by name and in the order first seen. */
+  readonly #slots = new Map<string, SymbolSlot>();
+  readonly #seen: SymbolSlot[] = [];
+  /** The latest snapshot's slots, by position: the next snapshot usually lists the same symbols alike. */
+  readonly #order: SymbolSlot[] = [];
+  #rows: TickerRows | undefined;
+  #snapshot = 0;
+  /** The latest snapshot holds some symbol more than once (each occurrence then counts, as before). */
+  #repeats = false;
+  #views: readonly TickerView[] | undefined;
+  readonly #cap: Dec | undefined;
+
+  /** `liquidityPerSnapshot`: what each snapshot offers per symbol and side (undefined: unlimited). */
+  constructor(liquidityPerSnapshot: Dec | undefined) {
+    this.#cap = liquidityPerSnapshot;
+  }
+
+  /** Installs a snapshot taken at `time`: a few field writes per ticker, nothing decoded. */
+  install(rows: TickerRows, time: number): void {
+    const n = ++this.#snapshot;
+    const order = this.#order;
+    const size = rows.size;
+    let repeats = false;
+    for (let i = 0; i < size; i++) {
+      const symbol = rows.symbolAt(i);
+      let s = order[i];
+      if (s === undefined || s.symbol !== symbol) {
+        s = this.#slots.get(symbol);
+        if (s === undefined) {
+          s = new SymbolSlot(symbol, rows, i);
+          this.#slots.set(symbol, s);
+          this.#seen.push(s);
+        }
+        order[i] = s;
+      }
+      if (s.snapshot === n) repeats = true;
+      s.rows = rows;
+      s.index = i;
+      s.snapshot = n;
+      s.time = time;
+    }
+    if (order.length > size) order.length = size;
+    this.#rows = rows;
+    this.#repeats = repeats;
+    this.#views = undefined;
+  }
+
+  /** The latest snapshot's tickers, exactly as given (all made, for a recording line). */
+  tickers(): readonly WireTicker[] {
+    return this.#rows?.all() ?? [];
+  }
+
+  /** True once a snapshot has shown the symbol. */
+  has(symbol: string): boolean {
+    return this.#slots.has(symbol);
+  }
+
+  /** Every symbol seen, in the order first seen. */
+  symbols(): IterableIterator<string> {
+    return this.#slots.keys();
+  }
+
+  /**
+   * Each symbol seen, in the order first seen (a new symbol comes last): its first and its latest
+   * ticker. A live view: it follows the snapshots installed after the call.
+   */
+  latest(): readonly LatestTicker[] {
+    return this.#seen;
+  }
+
+  /** The book of the latest snapshot that held the symbol (the same object until the next one does). */
+  book(symbol: string): Book | undefined {
+    return this.#slots.get(symbol)?.book();
+  }
+
+  /** What the symbol's latest snapshot still offers; undefined for a symbol never seen. */
+  liquidity(symbol: string): Liquidities | undefined {
+    const s = this.#slots.get(symbol);
+    if (s === undefined) return undefined;
+    if (s.liquidityOf !== s.snapshot) {
+      s.buy = s.sell = this.#cap;
+      s.liquidityOf = s.snapshot;
+    }
+    return s;
+  }
+
+  /** The latest snapshot's tickers as TickerViews, in its order (the same objects until the next one). */
+  views(): readonly TickerView[] {
+    if (this.#views !== undefined) return this.#views;
+    const out: TickerView[] = [];
+    const size = this.#rows?.size ?? 0;
+    for (let i = 0; i < size; i++) out.push(this.#viewAt(i));
+    return (this.#views = out);
+  }
+
+  /**
+   * The views of the latest snapshot's tickers of `symbols` only, in the snapshot's order: what
+   * `views()` filtered by symbol gives, without looking at (or decoding) any other ticker.
+   */
+  viewsOf(symbols: ReadonlySet<string>): readonly TickerView[] {
+    if (this.#repeats) return this.views().filter((v) => symbols.has(v.symbol));
+    const out: TickerView[] = [];
+    for (const s of this.#present(symbols)) out.push(s.view());
+    return out;
+  }
+
+  /**
+   * Each ticker of the latest snapshot whose symbol is in `symbols`, as that symbol, in the
+   * snapshot's order (a symbol listed twice comes twice).
+   */
+  inSnapshotOrder(symbols: Iterable<string>): string[] {
+    const rows = this.#rows;
+    if (this.#repeats && rows !== undefined) {
+      const wanted = new Set(symbols);
+      const out: string[] = [];
+      for (let i = 0; i < rows.size; i++) if (wanted.has(rows.symbolAt(i))) out.push(rows.symbolAt(i));
+      return out;
+    }
+    return this.#present(symbols).map((s) => s.symbol);
+  }
+
+  /** The slots of `symbols` held by the latest snapshot, in its order (no symbol repeats there). */
+  #present(symbols: Iterable<string>): SymbolSlot[] {
+    const out: SymbolSlot[] = [];
+    for (const symbol of symbols) {
+      const s = this.#slots.get(symbol);
+      if (s !== undefined && s.snapshot === this.#snapshot) out.push(s);
+    }
+    if (out.length > 1) out.sort((a, b) => a.index - b.index);
+    return out;
+  }
+
+  #viewAt(i: number): TickerView {
+    const rows = this.#rows as TickerRows;
+    const s = this.#slots.get(rows.symbolAt(i));
+    // A symbol listed twice: the earlier occurrence is not the slot's latest ticker.
+    return s !== undefined && s.rows === rows && s.index === i ? s.view() : new TickerView(rows.tickerAt(i));
+  }
+}

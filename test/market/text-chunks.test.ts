@@ -1,0 +1,61 @@
+// Text chunks of a recording file (src/market/recording/text-chunks.ts): the text comes out exactly,
+// in chunks that end on a line end (a line is one slice of one chunk, not pieces joined), except a
+// line longer than the carry limit, which comes in pieces without breaking a character.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { describe, expect, it } from 'vitest';
+import { LineSplitter, TextChunkReader } from '../../src/market/recording/text-chunks.ts';
+import { tempDir } from './helpers.ts';
+
+async function chunks(path: string): Promise<string[]> {
+  const r = await TextChunkReader.open(path);
+  const out: string[] = [];
+  for (let c = await r.next(); c !== undefined; c = await r.next()) out.push(c);
+  return out;
+}
+
+/** Lines of varied lengths, some with characters of 2, 3 and 4 UTF-8 bytes. */
+function text(lines: number, longEvery = 0): string {
+  const out: string[] = [];
+  for (let i = 0; i < lines; i++) {
+    const n = longEvery > 0 && i % longEvery === longEvery - 1 ? 1_300_000 : 10 + ((i * 7919) % 70_000);
+    const unit = i % 3 === 0 ? 'é€𝄞a' : 'abcdefgh';
+    // By code points: a lone surrogate is not text a file can hold.
+    const points = Array.from(unit);
+    out.push(`${i}:${Array.from({ length: n }, (_, k) => points[k % points.length]).join('')}`);
+  }
+  return `${out.join('\n')}\n`;
+}
+
+describe('TextChunkReader', () => {
+  it.each([
+    ['gzip', true],
+    ['plain', false],
+  ])('hands out the text exactly, each chunk ending on a line end (%s)', async (_name, gzip) => {
+    const t = text(60);
+    const path = join(tempDir(), gzip ? 'a.ndjson.gz' : 'a.ndjson');
+    writeFileSync(path, gzip ? gzipSync(t) : t);
+    const cs = await chunks(path);
+    expect(cs.join('')).toBe(t);
+    expect(cs.length).toBeGreaterThan(3);
+    for (const c of cs) expect(c.endsWith('\n')).toBe(true);
+    // The splitter then never joins pieces: every line is within one chunk.
+    const splitter = new LineSplitter(path);
+    const lines = cs.flatMap((c) => splitter.push(c));
+    expect(lines).toEqual(t.split('\n').slice(0, -1));
+  });
+
+  it.each([
+    ['gzip', true],
+    ['plain', false],
+  ])('hands out a line longer than the carry limit in pieces, characters whole (%s)', async (_name, gzip) => {
+    const t = `${text(7, 3)}last line without its end é𝄞`;
+    const path = join(tempDir(), gzip ? 'b.ndjson.gz' : 'b.ndjson');
+    writeFileSync(path, gzip ? gzipSync(t) : t);
+    const cs = await chunks(path);
+    expect(cs.join('')).toBe(t);
+    expect(cs.some((c) => !c.endsWith('\n'))).toBe(true);
+    expect(cs.join('').includes('\uFFFD')).toBe(false);
+  });
+});
