@@ -19,8 +19,9 @@
 // simulator, the engine, the strategies and the report's sampling. Reading a 200-symbol line costs
 // about 40 times reading a 5-symbol one whatever the engine does (40 times the bytes to inflate, split
 // and check), so the target is on the engine's share; the whole replay's figures are given beside it.
-// These machines are shared, so every child replays all four recordings in turn, `rounds` times,
-// each on a collected heap, and the best of each figure over `runs` children is kept.
+// These machines are shared, so each case's child replays its 1× and N× recordings in turn,
+// `rounds` times, each on a collected heap; the cases' children alternate, `runs` times, and the best
+// of each figure is kept.
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -43,7 +44,7 @@ export interface SymbolsBenchOptions {
   readonly pollsMany?: number;
   /** Default 4. */
   readonly factor?: number;
-  /** Child processes, and replays of every recording in each. Default 3 and 3. */
+  /** Child processes per case, and replays of each recording in each. Default 3 and 3. */
   readonly runs?: number;
   readonly rounds?: number;
   readonly log?: (line: string) => void;
@@ -186,7 +187,11 @@ export async function benchSymbols(o: SymbolsBenchOptions = {}): Promise<Symbols
     const all = cases.flat();
     const best = new Map<string, FileResult>();
     for (let r = 0; r < runs; r++) {
-      for (const m of await inChild(config, rounds, all)) {
+      // One child per case: the two cases in one process would share the optimised code of the
+      // reader and the engine, each slowing the other's.
+      const measured: FileResult[] = [];
+      for (const c of cases) measured.push(...(await inChild(config, rounds, c)));
+      for (const m of measured) {
         const b = best.get(m.file);
         best.set(m.file, {
           ...m,
