@@ -13,6 +13,28 @@ export interface PlaceIntent {
   readonly orderType: OrderType;
   /** Free text kept with the order (≤ 32 chars), e.g. "grid-3" or "stop". */
   readonly tag?: string;
+  /**
+   * Present: a plan (trigger) order, placed with plan_order. It rests at the exchange until the last
+   * price crosses this price, then executes as a market order (no `price`) or a limit order at
+   * `price`. Plan orders are always `normal`.
+   */
+  readonly triggerPrice?: Dec;
+}
+
+/** Tags of the plans `ctx.stopLoss` / `ctx.takeProfit` build: canceled when their leg goes flat. */
+export const PROTECTIVE_TAGS = ['stop-loss', 'take-profit'] as const;
+
+/** True for a plan that protects a position: a close-side plan tagged by stopLoss / takeProfit. */
+export function isProtectivePlan(o: {
+  readonly triggerPrice?: Dec;
+  readonly side: string;
+  readonly tag?: string;
+}): boolean {
+  return (
+    o.triggerPrice !== undefined &&
+    o.side.startsWith('close_') &&
+    (PROTECTIVE_TAGS as readonly (string | undefined)[]).includes(o.tag)
+  );
 }
 
 export interface CancelIntent {

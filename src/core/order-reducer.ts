@@ -51,6 +51,8 @@ export interface NewOrderInput {
   readonly size: Dec;
   /** Absent for market orders. */
   readonly price?: Dec;
+  /** Present for a plan (trigger) order. */
+  readonly triggerPrice?: Dec;
   readonly tag?: string;
   /** Clock time (epoch ms) of creation. */
   readonly at: number;
@@ -67,6 +69,11 @@ export function newOrder(input: NewOrderInput): Order {
       `order ${input.clientOid}: price must be > 0, got ${decToString(input.price)}`,
     );
   }
+  if (input.triggerPrice !== undefined && input.triggerPrice.lte(0)) {
+    throw new InvariantViolation(
+      `order ${input.clientOid}: trigger price must be > 0, got ${decToString(input.triggerPrice)}`,
+    );
+  }
   return {
     clientOid: input.clientOid,
     strategy: input.strategy,
@@ -75,6 +82,7 @@ export function newOrder(input: NewOrderInput): Order {
     orderType: input.orderType,
     ...(input.price !== undefined ? { price: input.price } : {}),
     size: input.size,
+    ...(input.triggerPrice !== undefined ? { triggerPrice: input.triggerPrice } : {}),
     status: 'created',
     filledQty: ZERO,
     ...(input.tag !== undefined ? { tag: input.tag } : {}),
@@ -212,7 +220,7 @@ function contradiction(order: Order, e: OrderEvent, next: OrderStatus): string |
   if (
     e.kind === 'OrderRejected' &&
     next !== 'rejected' &&
-    (from === 'pending' || from === 'open' || from === 'canceling')
+    (from === 'untriggered' || from === 'pending' || from === 'open' || from === 'canceling')
   ) {
     return `placement reported rejected, but the exchange already acknowledged the order (${from})`;
   }
@@ -253,6 +261,30 @@ function eventIsExchangeFact(e: OrderEvent): boolean {
 const sameDec = (a: Dec | undefined, b: Dec | undefined): boolean =>
   a === undefined || b === undefined ? a === b : a.eq(b);
 
+/**
+ * The order's exchange ids once `event` is applied. A plan order first carries the plan's id; the
+ * first report naming another id (its child order, which shares the plan's client_oid) moves the
+ * plan's id to `planOrderId` and makes the child's the order id. After that, reports naming the
+ * plan's id are the plan's own (accepted as matching). Any other differing id is a mismatch.
+ */
+function linkIds(
+  order: Order,
+  event: OrderEvent,
+): { readonly orderId: OrderId | undefined; readonly planOrderId: OrderId | undefined } | OrderAnomaly {
+  const evId = eventOrderId(event);
+  const known = { orderId: order.orderId ?? evId, planOrderId: order.planOrderId };
+  if (evId === undefined || order.orderId === undefined || evId === order.orderId) return known;
+  if (order.triggerPrice !== undefined) {
+    if (evId === order.planOrderId) return known;
+    if (order.planOrderId === undefined && event.kind !== 'OrderAccepted')
+      return { orderId: evId, planOrderId: order.orderId };
+  }
+  return {
+    kind: 'id_mismatch',
+    detail: `${event.kind} names order id ${evId}, but ${order.clientOid} is order ${order.orderId}`,
+  };
+}
+
 /** Applies one event to one order. Never throws for exchange data; bugs come back as anomalies. */
 export function applyOrderEvent(order: Order, event: OrderEvent): ApplyResult {
   if (event.clientOid !== order.clientOid) {
@@ -261,13 +293,9 @@ export function applyOrderEvent(order: Order, event: OrderEvent): ApplyResult {
       detail: `event for ${event.clientOid} applied to order ${order.clientOid}`,
     });
   }
-  const evId = eventOrderId(event);
-  if (evId !== undefined && order.orderId !== undefined && evId !== order.orderId) {
-    return unchanged(order, {
-      kind: 'id_mismatch',
-      detail: `${event.kind} names order id ${evId}, but ${order.clientOid} is order ${order.orderId}`,
-    });
-  }
+  const ids = linkIds(order, event);
+  if ('kind' in ids) return unchanged(order, ids);
+  const { orderId, planOrderId } = ids;
 
   const q = applyQuantities(order, event);
   if ('kind' in q) return unchanged(order, q);
@@ -275,6 +303,7 @@ export function applyOrderEvent(order: Order, event: OrderEvent): ApplyResult {
   const next = transition(order.status, event, {
     acknowledged: order.orderId !== undefined,
     complete: q.filledQty.gte(order.size),
+    untriggeredPlan: order.triggerPrice !== undefined && planOrderId === undefined,
   });
   if (isInvalidTransition(next)) {
     return unchanged(order, {
@@ -285,12 +314,12 @@ export function applyOrderEvent(order: Order, event: OrderEvent): ApplyResult {
 
   const statusMoved = next !== order.status;
   const reason = statusMoved ? reasonOf(event) : undefined;
-  const orderId = order.orderId ?? evId;
   const updated: Order = {
     ...order,
     status: next,
     filledQty: q.filledQty,
     ...(orderId !== undefined ? { orderId } : {}),
+    ...(planOrderId !== undefined ? { planOrderId } : {}),
     ...(q.fillsQty !== undefined ? { fillsQty: q.fillsQty } : {}),
     ...(q.fillsValue !== undefined ? { fillsValue: q.fillsValue } : {}),
     ...(q.avgPrice !== undefined ? { avgPrice: q.avgPrice } : {}),
@@ -299,6 +328,7 @@ export function applyOrderEvent(order: Order, event: OrderEvent): ApplyResult {
   const changed =
     statusMoved ||
     orderId !== order.orderId ||
+    planOrderId !== order.planOrderId ||
     !q.filledQty.eq(order.filledQty) ||
     !sameDec(q.fillsQty, order.fillsQty) ||
     !sameDec(q.fillsValue, order.fillsValue) ||

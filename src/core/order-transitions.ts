@@ -5,7 +5,7 @@
 // Rules the table encodes (ARCHITECTURE.md invariant 4):
 // - Stale or out-of-order exchange events never move an order backwards: they leave the status as it
 //   is (`stay`), they are not errors. The rank order is
-//     created < submitted < unknown < pending < open < canceling < filled | canceled | rejected.
+//     created < submitted < unknown < untriggered < pending < open < canceling < filled | canceled | rejected.
 //   The ONLY downward moves are the answer to our own cancel: CancelRejected takes `canceling` back
 //   to `open` (acknowledged orders) or to `unknown` (never acknowledged), see the canceling row.
 // - Terminal states (filled, canceled, rejected) absorb every event. Fills that arrive after a cancel
@@ -23,6 +23,11 @@ export interface TransitionFacts {
   readonly acknowledged: boolean;
   /** With this event's quantity applied, the filled quantity reaches the order size. */
   readonly complete: boolean;
+  /**
+   * The order is a plan (trigger) order whose child order is not known yet: the exchange's
+   * acceptance leaves it `untriggered`, and a refused cancel takes it back there. Absent: false.
+   */
+  readonly untriggeredPlan?: boolean;
 }
 
 export interface InvalidTransition {
@@ -41,12 +46,13 @@ export const STATUS_RANK: Readonly<Record<OrderStatus, number>> = {
   created: 0,
   submitted: 1,
   unknown: 2,
-  pending: 3,
-  open: 4,
-  canceling: 5,
-  filled: 6,
-  canceled: 6,
-  rejected: 6,
+  untriggered: 3,
+  pending: 4,
+  open: 5,
+  canceling: 6,
+  filled: 7,
+  canceled: 7,
+  rejected: 7,
 };
 
 type Cell = (event: OrderEvent, facts: TransitionFacts, from: OrderStatus) => OrderStatus | InvalidTransition;
@@ -69,6 +75,9 @@ const ifAcknowledged =
   (yes: Cell, no: Cell): Cell =>
   (e, f, from) =>
     f.acknowledged ? yes(e, f, from) : no(e, f, from);
+
+/** The exchange accepted the placement: a plan rests `untriggered`, an order is in matching. */
+const accepted: Cell = (_e, f) => (f.untriggeredPlan === true ? 'untriggered' : 'pending');
 
 /** OrderOpen from before the order was seen resting: `pending` (in matching) or `open`. */
 const openOrPending: Cell = (e) => (e.kind === 'OrderOpen' && e.pending ? 'pending' : 'open');
@@ -106,7 +115,7 @@ const TABLE: Readonly<Record<OrderStatus, Readonly<Record<OrderEventKind, Cell>>
     OrderSubmitted: to('submitted'),
     // Exchange facts on a `created` order: the crash window between the request leaving and
     // `submitted` being committed. The exchange is right.
-    OrderAccepted: to('pending'),
+    OrderAccepted: accepted,
     OrderRejected: to('rejected'), // refused by the exchange, or locally (risk gate, superseded)
     OrderOutcomeUnknown: to('unknown'),
     OrderOpen: openOrPending,
@@ -121,7 +130,7 @@ const TABLE: Readonly<Record<OrderStatus, Readonly<Record<OrderEventKind, Cell>>
   // Request sent, no answer yet.
   submitted: {
     OrderSubmitted: DOUBLE_SUBMIT,
-    OrderAccepted: to('pending'), // accepted: in matching until a report says it rests
+    OrderAccepted: accepted, // accepted: in matching until a report says it rests (a plan: untriggered)
     OrderRejected: to('rejected'),
     OrderOutcomeUnknown: to('unknown'),
     OrderOpen: openOrPending, // reconciliation saw it before the reply came back
@@ -136,7 +145,7 @@ const TABLE: Readonly<Record<OrderStatus, Readonly<Record<OrderEventKind, Cell>>
   // The reply was lost: the exchange decides. Any exchange-reported state is adopted.
   unknown: {
     OrderSubmitted: DOUBLE_SUBMIT,
-    OrderAccepted: to('pending'), // a late reply
+    OrderAccepted: accepted, // a late reply
     OrderRejected: to('rejected'),
     OrderOutcomeUnknown: stay,
     OrderOpen: openOrPending,
@@ -147,6 +156,22 @@ const TABLE: Readonly<Record<OrderStatus, Readonly<Record<OrderEventKind, Cell>>
     OrderCanceled: to('canceled'),
     OrderCompleted: to('filled'),
     OrderLost: to('rejected'), // no trace after the grace period
+  },
+  // A plan order acknowledged by the exchange, waiting for its trigger price. Any report of its child
+  // order (under the same client_oid) means it triggered: the child's life continues from here.
+  untriggered: {
+    OrderSubmitted: DOUBLE_SUBMIT,
+    OrderAccepted: stay, // duplicate reply
+    OrderRejected: stay, // contradicts the acceptance; the reducer flags it
+    OrderOutcomeUnknown: stay,
+    OrderOpen: openOrPending, // the child order was seen: triggered
+    OrderFilled: fillLive, // a fill of the child
+    OrderProgress: fillLive, // the plan row or the child's row reports progress (zero: triggered, pending)
+    CancelRequested: to('canceling'),
+    CancelRejected: stay,
+    OrderCanceled: to('canceled'), // canceled, or expired at the end of its window
+    OrderCompleted: to('filled'),
+    OrderLost: LOST_BUT_KNOWN,
   },
   // Acknowledged, in matching.
   pending: {
@@ -195,10 +220,13 @@ const TABLE: Readonly<Record<OrderStatus, Readonly<Record<OrderEventKind, Cell>>
     OrderProgress: fillCanceling,
     CancelRequested: stay, // a repeated cancel is allowed
     // Surprising but right: the answer to our own cancel is "no". An acknowledged order is still
-    // live (`open`; if the refusal meant "already finished", reconciliation brings the terminal
+    // live (`open`, or `untriggered` for a plan whose child is not known; if the refusal meant "already finished", reconciliation brings the terminal
     // state). An order the exchange never acknowledged may or may not exist: back to `unknown`, so
     // reconciliation settles it by client_oid. The only downward moves in the table.
-    CancelRejected: ifAcknowledged(to('open'), to('unknown')),
+    CancelRejected: ifAcknowledged(
+      (_e, f) => (f.untriggeredPlan === true ? 'untriggered' : 'open'),
+      to('unknown'),
+    ),
     OrderCanceled: to('canceled'),
     OrderCompleted: to('filled'), // the fill won the race
     // A placement whose answer never came, then cancelled by client_oid, is still "submitted with a

@@ -14,6 +14,9 @@ export type OrderType = (typeof ORDER_TYPES)[number];
  * created   — written to the store, request not yet sent
  * submitted — request sent, no answer yet
  * unknown   — request may have reached the exchange, answer lost; settle by reconciliation
+ * untriggered — a plan (trigger) order resting at the exchange until its trigger price is crossed;
+ *             once triggered it continues as its child order (pending, open, …) under the same
+ *             client_oid
  * pending / open / canceling / filled / canceled — as the exchange reports them
  * rejected  — refused by the exchange or the risk gate, or declared lost after the grace period
  */
@@ -21,6 +24,7 @@ export const ORDER_STATUSES = [
   'created',
   'submitted',
   'unknown',
+  'untriggered',
   'pending',
   'open',
   'canceling',
@@ -36,6 +40,16 @@ export function isTerminal(s: OrderStatus): boolean {
   return TERMINAL_STATUSES.has(s);
 }
 
+/** True for a plan (trigger) order. */
+export function isPlan(o: Pick<Order, 'triggerPrice'>): boolean {
+  return o.triggerPrice !== undefined;
+}
+
+/** True for a plan order whose child order is not known yet: cancel it with cancel_plan. */
+export function isUntriggeredPlan(o: Pick<Order, 'triggerPrice' | 'planOrderId'>): boolean {
+  return o.triggerPrice !== undefined && o.planOrderId === undefined;
+}
+
 /** True for sides that increase a position. */
 export function isOpening(side: OrderSide): boolean {
   return side === 'open_long' || side === 'open_short';
@@ -49,9 +63,19 @@ export interface Order {
   readonly symbol: SymbolId;
   readonly side: OrderSide;
   readonly orderType: OrderType;
-  /** Absent for market orders. */
+  /** Absent for market orders (for a plan order: the execution price of its child; absent = market). */
   readonly price?: Dec;
   readonly size: Dec;
+  /**
+   * Present for a plan (trigger) order: placed with plan_order, resting `untriggered` at the exchange
+   * until the last price crosses it, then executed as a regular child order.
+   */
+  readonly triggerPrice?: Dec;
+  /**
+   * A plan order's own exchange id, once its child order is known (`orderId` is then the child's, the
+   * one fills carry). Before that the plan's id is in `orderId`.
+   */
+  readonly planOrderId?: OrderId;
   readonly status: OrderStatus;
   /** Filled quantity: the larger of the applied fills and the exchange-reported progress, ≤ size. */
   readonly filledQty: Dec;

@@ -40,6 +40,11 @@ export interface EngineOptions {
   /** The weight budget shared with other processes on the account (config `budget.shared`). */
   readonly budgetGate?: BudgetGate;
   readonly executor?: Partial<ExecutorOptions>;
+  /**
+   * The kill switch leaves protective plan orders (stopLoss / takeProfit of an open position)
+   * resting at the exchange, and cancels everything else. Default true; false cancels them too.
+   */
+  readonly killKeepsProtectivePlans?: boolean;
   /** Cancel the open orders of a strategy that gets disabled. Default true. */
   readonly cancelOnDisable?: boolean;
   /**
@@ -113,7 +118,10 @@ export interface Engine {
    * others get CancelRequested (committed first) and one cancel_order on the executor's cancel lane.
    */
   cancelAll(scope?: CancelScope): CancelAllResult;
-  /** HALTED, and every open order of every strategy is canceled. */
+  /**
+   * HALTED, and every open order of every strategy is canceled (protective plans excepted, unless
+   * `killKeepsProtectivePlans` is false).
+   */
   killSwitch(reason: string): void;
   tradingState(): TradingState;
   /** Account-wide open legs per symbol (every strategy together), from the fills in the store. */

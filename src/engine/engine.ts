@@ -24,6 +24,7 @@ import { InvariantViolation } from '../core/errors.ts';
 import type { OrderEvent } from '../core/events.ts';
 import type { SymbolId } from '../core/ids.ts';
 import type { Ticker } from '../core/market.ts';
+import { isProtectivePlan } from '../core/intents.ts';
 import type { Order } from '../core/orders.ts';
 import { createBudget } from '../execution/budget.ts';
 import { Executor, type QueueDepth } from '../execution/executor.ts';
@@ -82,12 +83,14 @@ class EngineImpl implements Engine {
   #subscriptions: Subscription[] = [];
   #started = false;
   #failure: Error | undefined = undefined;
+  readonly #keepProtectivePlans: boolean;
 
   constructor(deps: EngineDeps) {
     this.#deps = deps;
     this.#log = deps.log;
     this.#clock = deps.clock;
     const o = deps.options ?? {};
+    this.#keepProtectivePlans = o.killKeepsProtectivePlans ?? true;
     const limits = o.riskLimits ?? DEFAULT_RISK_LIMITS;
     this.events$ = this.#events.asObservable();
     this.#trampoline = new Trampoline(() => this.executor.endOfTick());
@@ -267,7 +270,11 @@ class EngineImpl implements Engine {
     this.#trampoline.run(() => {
       const k = engageKillSwitch();
       this.#tradingChanged(this.#guardian.set(k.state, `kill switch: ${reason}`));
-      for (const o of [...this.#open.values()]) this.#cancels.request(o);
+      // Protective plans (stop-loss / take-profit of a position) stay unless told otherwise: the
+      // positions they guard are still open after a kill, and the exchange holds them if we die.
+      const keep = this.#keepProtectivePlans;
+      for (const o of [...this.#open.values()])
+        if (!(keep && isProtectivePlan(o))) this.#cancels.request(o);
     });
   }
 

@@ -148,6 +148,7 @@ export class IntentPipeline {
         orderType: intent.orderType,
         size: intent.size,
         ...(intent.price !== undefined ? { price: intent.price } : {}),
+        ...(intent.triggerPrice !== undefined ? { triggerPrice: intent.triggerPrice } : {}),
         ...(intent.tag !== undefined ? { tag: intent.tag } : {}),
         at: now,
       });
@@ -170,6 +171,7 @@ export class IntentPipeline {
         ...(order.price !== undefined ? { price: order.price } : {}),
       },
       ...(order.tag !== undefined ? { tag: order.tag } : {}),
+      ...(order.triggerPrice !== undefined ? { triggerPrice: order.triggerPrice } : {}),
       // Position-reducing orders go first among placements.
       priority: isOpening(order.side) ? 0 : 1,
     });

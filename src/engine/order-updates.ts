@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { Subject } from 'rxjs';
 import type { Clock } from '../core/clock.ts';
 import type { OrderEvent } from '../core/events.ts';
+import { isProtectivePlan } from '../core/intents.ts';
 import type { ClientOid, StrategyId } from '../core/ids.ts';
 import { applyOrderEvent } from '../core/order-reducer.ts';
 import { isTerminal, type Order } from '../core/orders.ts';
@@ -199,6 +200,7 @@ export class OrderUpdates {
     const skipped = this.#portfolio.applyFill(fill, order?.strategy, order?.side);
     this.#risk.positionsChanged();
     if (skipped !== undefined) this.#log.warn({ tradeId: fill.tradeId }, skipped);
+    if (order !== undefined) this.#releaseProtection(order);
     if (order === undefined || !this.#strategyIds.has(order.strategy)) return;
     const sf: StrategyFill = Object.freeze({
       ...fill,
@@ -209,6 +211,28 @@ export class OrderUpdates {
     });
     this.#trampoline.run(() => this.#fills.next(sf));
     this.#checkDrawdown();
+  }
+
+  /**
+   * A fill that leaves the strategy's leg flat makes its protective plans (stopLoss / takeProfit of
+   * that leg) pointless: they are canceled, so a stop cannot later open or be refused against a
+   * position that is gone (one-cancels-the-other, once a stop or a target has closed the leg).
+   */
+  #releaseProtection(order: Order): void {
+    const leg = order.side === 'open_long' || order.side === 'close_long' ? 'long' : 'short';
+    if (this.#portfolio.position(order.strategy, order.symbol)[leg].gt(0)) return;
+    const side = leg === 'long' ? 'close_long' : 'close_short';
+    for (const o of [...this.#open.values()]) {
+      if (
+        o.clientOid !== order.clientOid &&
+        o.strategy === order.strategy &&
+        o.symbol === order.symbol &&
+        o.side === side &&
+        o.status === 'untriggered' &&
+        isProtectivePlan(o)
+      )
+        this.#cancels.request(o);
+    }
   }
 
   #count(e: OrderEvent): void {

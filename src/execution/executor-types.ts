@@ -1,6 +1,7 @@
 // The executor's public vocabulary: options, dependencies, what it accepts and what it reports.
 import type { Logger } from 'pino';
 import type { Clock } from '../core/clock.ts';
+import type { Dec } from '../core/decimal.ts';
 import type { EndpointId } from '../core/endpoints.ts';
 import type { OrderEvent } from '../core/events.ts';
 import type { ClientOid, OrderId, StrategyId, SymbolId } from '../core/ids.ts';
@@ -65,6 +66,8 @@ export interface PlacementRequest {
   readonly symbol: SymbolId;
   readonly entry: PlaceEntry;
   readonly tag?: string;
+  /** Present: a plan (trigger) order, sent with plan_order (`entry.price` is its execution price). */
+  readonly triggerPrice?: Dec;
   /** Higher goes first among placements (e.g. position-reducing orders). Default 0. */
   readonly priority?: number;
 }

@@ -130,6 +130,7 @@ export class Placements {
       clientOid: p.entry.clientOid,
       strategy: p.strategy,
       ...(p.tag !== undefined ? { tag: p.tag } : {}),
+      ...(p.triggerPrice !== undefined ? { triggerPrice: p.triggerPrice } : {}),
       priority: p.priority ?? 0,
       enqueuedAt: this.#clock.now(),
       entry: p.entry,

@@ -10,9 +10,12 @@
 // - Calls are ordered by urgency: the most urgent placement (highest priority, then oldest, then
 //   first queued) a call or any later call of its symbol carries; the chunks of one symbol therefore
 //   stay in queue order, and an urgent placement pulls the older ones of its symbol forward.
+// - Plan (trigger) placements (`triggerPrice` set) go one per plan_order call (the venue has no batch
+//   of plans), after the regular calls of equal urgency; among themselves they keep queue order.
 // - Supersede (optional): of the queued placements sharing strategy + symbol + tag, only the newest
 //   (last queued) is kept; the older ones come back in `superseded` for the engine to mark rejected
 //   ('superseded'). Untagged placements are never superseded.
+import type { Dec } from '../core/decimal.ts';
 import { ENDPOINTS, VENUE_LIMITS } from '../core/endpoints.ts';
 import type { ClientOid, StrategyId, SymbolId } from '../core/ids.ts';
 import type { PlaceEntry } from '../exchange/port.ts';
@@ -27,11 +30,14 @@ export interface QueuedPlacement {
   /** Clock time the placement was queued (older goes first among equal priorities). */
   readonly enqueuedAt: number;
   readonly entry: PlaceEntry;
+  /** Present: a plan (trigger) order, sent alone with plan_order. */
+  readonly triggerPrice?: Dec;
 }
 
 export type PlannedCall<P extends QueuedPlacement = QueuedPlacement> =
   | { readonly kind: 'batch'; readonly symbol: SymbolId; readonly entries: readonly P[] }
-  | { readonly kind: 'single'; readonly symbol: SymbolId; readonly entry: P };
+  | { readonly kind: 'single'; readonly symbol: SymbolId; readonly entry: P }
+  | { readonly kind: 'plan'; readonly symbol: SymbolId; readonly entry: P };
 
 export interface PlacementPlan<P extends QueuedPlacement = QueuedPlacement> {
   readonly calls: readonly PlannedCall<P>[];
@@ -109,29 +115,37 @@ export function planPlacements<P extends QueuedPlacement>(
     });
   }
 
-  // Group per symbol, in queue order.
-  const bySymbol = new Map<SymbolId, { p: P; index: number }[]>();
+  // Group per symbol (regular placements) and per symbol (plans), in queue order.
+  const bySymbol = new Map<string, { p: P; index: number }[]>();
   for (const item of kept) {
-    const group = bySymbol.get(item.p.symbol);
-    if (group === undefined) bySymbol.set(item.p.symbol, [item]);
+    const key = item.p.triggerPrice === undefined ? item.p.symbol : `${item.p.symbol}\u0000plan`;
+    const group = bySymbol.get(key);
+    if (group === undefined) bySymbol.set(key, [item]);
     else group.push(item);
   }
 
-  // Chunk each symbol; a chunk's urgency is the most urgent of it and every later chunk of its symbol.
+  // Chunk each group; a chunk's urgency is the most urgent of it and every later chunk of its group.
   const chunks: { calls: PlannedCall<P>[]; urgency: Urgency; order: number }[] = [];
-  for (const [symbol, group] of bySymbol) {
+  for (const group of bySymbol.values()) {
+    const first = group[0];
+    if (first === undefined) continue;
+    const symbol = first.p.symbol;
+    const plans = first.p.triggerPrice !== undefined;
+    const chunkSize = plans ? 1 : o.maxBatch;
     const symbolChunks: { calls: PlannedCall<P>[]; urgency: Urgency }[] = [];
-    for (let i = 0; i < group.length; i += o.maxBatch) {
-      const slice = group.slice(i, i + o.maxBatch);
+    for (let i = 0; i < group.length; i += chunkSize) {
+      const slice = group.slice(i, i + chunkSize);
       let urgency: Urgency | undefined;
       for (const { p, index } of slice) {
         const u = { priority: p.priority, enqueuedAt: p.enqueuedAt, index };
         if (urgency === undefined || compareUrgency(u, urgency) < 0) urgency = u;
       }
       const entries = slice.map((s) => s.p);
-      const calls: PlannedCall<P>[] = singlesAreCheaper(entries.length, o)
-        ? entries.map((entry) => ({ kind: 'single', symbol, entry }))
-        : [{ kind: 'batch', symbol, entries }];
+      const calls: PlannedCall<P>[] = plans
+        ? entries.map((entry) => ({ kind: 'plan', symbol, entry }))
+        : singlesAreCheaper(entries.length, o)
+          ? entries.map((entry) => ({ kind: 'single', symbol, entry }))
+          : [{ kind: 'batch', symbol, entries }];
       if (urgency !== undefined) symbolChunks.push({ calls, urgency });
     }
     for (let k = symbolChunks.length - 2; k >= 0; k--) {

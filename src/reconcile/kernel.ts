@@ -30,6 +30,7 @@ import {
   ORDER_SIDES,
   ORDER_TYPES,
   isTerminal,
+  isUntriggeredPlan,
   type Order,
   type OrderSide,
   type OrderStatus,
@@ -137,6 +138,7 @@ const LOCAL_RANK: Readonly<Record<OrderStatus, number>> = {
   created: 0,
   submitted: 0,
   unknown: 0,
+  untriggered: 0, // a plan waiting for its trigger: any report of its child is progress
   pending: 1,
   open: 2,
   canceling: 3,
@@ -188,7 +190,14 @@ export function reconcile(input: ReconcileInput): ReconcileOutput {
         });
         continue;
       }
-      if (target.orderId !== undefined && target.orderId !== r.orderId) {
+      // A plan order's own row, once its child is known: the child's rows say everything.
+      if (target.planOrderId !== undefined && r.orderId === target.planOrderId) continue;
+      if (
+        target.orderId !== undefined &&
+        target.orderId !== r.orderId &&
+        // The child of a triggered plan carries the plan's client_oid under an order id of its own.
+        !(isUntriggeredPlan(target) && r.clientOid === target.clientOid)
+      ) {
         warnings.push({
           code: target.clientOid === r.clientOid ? 'duplicate-client-oid' : 'order-id-mismatch',
           clientOid: target.clientOid,
@@ -348,9 +357,15 @@ function settle(
     out.push({ ...base, kind: 'OrderAccepted', orderId: report.orderId });
     rank = Math.max(rank, LOCAL_RANK.pending);
   }
-  if (!localTerminal && !isVenueTerminal(report.status) && VENUE_RANK[report.status] > rank) {
+  // An `untriggered` row is a plan waiting for its trigger: acceptance is all it proves.
+  if (
+    !localTerminal &&
+    report.status !== 'untriggered' &&
+    !isVenueTerminal(report.status) &&
+    VENUE_RANK[report.status] > rank
+  ) {
     // canceling at the exchange proves the order rested in the book: open.
-    const pending = report.status === 'pending' || report.status === 'untriggered';
+    const pending = report.status === 'pending';
     if (!pending || rank < LOCAL_RANK.pending) {
       out.push({ ...base, kind: 'OrderOpen', orderId: report.orderId, pending });
     }

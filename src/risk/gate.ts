@@ -4,7 +4,8 @@
 //   1. a positive size and (limit orders) a positive price;
 //   2. the trading state: HALTED refuses every placement, REDUCING every opening one;
 //   3. a last price for the symbol (notional and band are measured against it);
-//   4. the price band: |price − last| ≤ last × priceBandBps / 10 000 (limit orders);
+//   4. the price band: |price − last| ≤ last × priceBandBps / 10 000 (limit orders; not plan orders,
+//      whose price applies only once the trigger is crossed, possibly far from today's last);
 //   5. the order notional: size × (price, or last for a market order) ≤ maxOrderNotional;
 //   6. the position notional (opening orders): gross exposure of the symbol with this order ≤ max;
 //   7. the number of live orders, this one included, ≤ maxOpenOrders;
@@ -81,7 +82,7 @@ function evaluatePlace(p: PlaceIntent, ctx: RiskContext): RiskDecision {
   const last = ctx.lastPrices.get(p.symbol);
   if (last === undefined || signOf(last) <= 0) return refuse('no_price', `no last price for ${p.symbol}`);
 
-  if (p.price !== undefined) {
+  if (p.price !== undefined && p.triggerPrice === undefined) {
     const distance = p.price.minus(last).abs();
     const allowed = last.times(limits.priceBandBps).div(BPS_PER_UNIT);
     if (distance.gt(allowed)) {
@@ -92,7 +93,7 @@ function evaluatePlace(p: PlaceIntent, ctx: RiskContext): RiskDecision {
     }
   }
 
-  const notional = p.size.times(p.price ?? last);
+  const notional = p.size.times(p.price ?? p.triggerPrice ?? last);
   if (notional.gt(limits.maxOrderNotional)) {
     return refuse('order_notional', `order notional ${s(notional)} exceeds ${s(limits.maxOrderNotional)}`);
   }

@@ -37,6 +37,8 @@ const STATUS_VALUES = [
   'canceled',
   'rejected',
 ];
+// Version 5 adds plan (trigger) orders: the `untriggered` status, and two columns.
+const STATUS_VALUES_V5 = [...STATUS_VALUES.slice(0, 3), 'untriggered', ...STATUS_VALUES.slice(3)];
 const ORDER_COLUMNS = `client_oid, order_id, strategy, symbol, side, order_type, price, size, status,
   filled_qty, avg_price, fills_qty, fills_value, tag, reason, created_at, updated_at`;
 const anyOf = (column: string, values: readonly string[]): string =>
@@ -176,6 +178,41 @@ export const MIGRATIONS: readonly Migration[] = [
       DROP TABLE orders;
       ALTER TABLE orders_v4 RENAME TO orders;
       CREATE INDEX orders_by_order_id ON orders (order_id) WHERE order_id IS NOT NULL;
+      CREATE INDEX orders_open ON orders (status) WHERE ${OPEN_ORDER_SQL};
+      CREATE INDEX orders_by_updated_at ON orders (updated_at);
+    `,
+  },
+  {
+    version: 5,
+    name: 'plan (trigger) orders: status untriggered, trigger_price, plan_order_id',
+    // Rebuilt again for the CHECK on status (SQLite cannot alter one): same rows, two new columns.
+    sql: `
+      CREATE TABLE orders_v5 (
+        client_oid    TEXT PRIMARY KEY,
+        order_id      TEXT,
+        strategy      TEXT NOT NULL,
+        symbol        TEXT NOT NULL,
+        side          TEXT NOT NULL CHECK (${anyOf('side', SIDE_VALUES)}),
+        order_type    TEXT NOT NULL,
+        price         TEXT,
+        size          TEXT NOT NULL,
+        status        TEXT NOT NULL CHECK (${anyOf('status', STATUS_VALUES_V5)}),
+        filled_qty    TEXT NOT NULL,
+        avg_price     TEXT,
+        fills_qty     TEXT,
+        fills_value   TEXT,
+        tag           TEXT,
+        reason        TEXT,
+        created_at    INTEGER NOT NULL,
+        updated_at    INTEGER NOT NULL,
+        trigger_price TEXT,
+        plan_order_id TEXT
+      );
+      INSERT INTO orders_v5 (${ORDER_COLUMNS}) SELECT ${ORDER_COLUMNS} FROM orders;
+      DROP TABLE orders;
+      ALTER TABLE orders_v5 RENAME TO orders;
+      CREATE INDEX orders_by_order_id ON orders (order_id) WHERE order_id IS NOT NULL;
+      CREATE INDEX orders_by_plan_order_id ON orders (plan_order_id) WHERE plan_order_id IS NOT NULL;
       CREATE INDEX orders_open ON orders (status) WHERE ${OPEN_ORDER_SQL};
       CREATE INDEX orders_by_updated_at ON orders (updated_at);
     `,

@@ -34,6 +34,8 @@ export interface OrderRow {
   reason: string | null;
   created_at: number;
   updated_at: number;
+  trigger_price: string | null;
+  plan_order_id: string | null;
 }
 
 export interface FillRow {
@@ -111,6 +113,8 @@ export function orderToRow(o: Order): OrderRow {
     reason: o.reason ?? null,
     created_at: o.createdAt,
     updated_at: o.updatedAt,
+    trigger_price: optText(o.triggerPrice),
+    plan_order_id: o.planOrderId ?? null,
   };
 }
 
@@ -139,6 +143,8 @@ export const ORDER_DATA_COLUMNS = [
   'reason',
   'created_at',
   'updated_at',
+  'trigger_price',
+  'plan_order_id',
 ] as const satisfies readonly (keyof OrderRow)[];
 
 /** Values of ORDER_DATA_COLUMNS, then `client_oid` last (the UPDATE's `WHERE client_oid = ?`). */
@@ -160,6 +166,8 @@ export function orderValues(o: Order): SqlValue[] {
     o.reason ?? null,
     o.createdAt,
     o.updatedAt,
+    optText(o.triggerPrice),
+    o.planOrderId ?? null,
     o.clientOid,
   ];
 }
@@ -184,6 +192,8 @@ export function orderFromRow(r: OrderRow): Order {
     createdAt: r.created_at,
     updatedAt: r.updated_at,
     ...(r.reason !== null ? { reason: r.reason } : {}),
+    ...(r.trigger_price !== null ? { triggerPrice: decimal(r.trigger_price, 'trigger_price', where) } : {}),
+    ...(r.plan_order_id !== null ? { planOrderId: orderId(r.plan_order_id) } : {}),
   };
 }
 

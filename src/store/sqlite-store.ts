@@ -116,6 +116,10 @@ function prepareAll(db: Database.Database) {
     getOrderByOrderId: db.prepare(
       'SELECT * FROM orders WHERE order_id = ? ORDER BY created_at, client_oid LIMIT 1',
     ),
+    // A plan order is also found by the plan's own id once its child order's id is its order id.
+    getOrderByPlanOrderId: db.prepare(
+      'SELECT * FROM orders WHERE plan_order_id = ? ORDER BY created_at, client_oid LIMIT 1',
+    ),
     openOrders: db.prepare(`SELECT * FROM orders WHERE ${OPEN_ORDER_SQL} ORDER BY created_at, client_oid`),
     // Two indexed halves (the partial index of open orders, the update-time index) instead of one
     // `OR` that scans the whole table; UNION drops the rows both halves return.
@@ -349,7 +353,9 @@ export class SqliteStore implements OrderStore {
   }
 
   getOrderByOrderId(orderId: OrderId): Order | undefined {
-    const row = this.st.getOrderByOrderId.get(orderId) as OrderRow | undefined;
+    const row = (this.st.getOrderByOrderId.get(orderId) ?? this.st.getOrderByPlanOrderId.get(orderId)) as
+      | OrderRow
+      | undefined;
     return row === undefined ? undefined : orderFromRow(row);
   }
 

@@ -10,7 +10,13 @@ import type { ContractSpec, Ticker } from '../core/market.ts';
 import type { Order } from '../core/orders.ts';
 import { numberToDec, toDec } from './dec-like.ts';
 import { validateIntent, type IntentRules } from './intent-schema.ts';
-import type { CancelTarget, PlaceParams, StrategyContext, StrategyStateSource } from './types.ts';
+import type {
+  CancelTarget,
+  PlaceParams,
+  ProtectParams,
+  StrategyContext,
+  StrategyStateSource,
+} from './types.ts';
 
 export interface ContextDeps {
   readonly id: StrategyId;
@@ -56,6 +62,28 @@ export function createStrategyContext(deps: ContextDeps): StrategyContext {
   const snapped = <T>(v: T | number, step: () => Dec, mode: RoundMode, what: string): T | Dec =>
     typeof v === 'number' ? roundToStep(decOf(v, what), step(), mode) : v;
 
+  const place = (p: PlaceParams): PlaceIntent => {
+    const size = snapped(p.size, () => specOf(p.symbol).sizeStep, 'down', 'size');
+    const price = snapped(p.price, () => specOf(p.symbol).priceTick, 'nearest', 'price');
+    const triggerPrice = snapped(p.triggerPrice, () => specOf(p.symbol).priceTick, 'nearest', 'trigger price');
+    const intent = validateIntent({ kind: 'place', ...p, size, price, triggerPrice }, rules);
+    return intent as PlaceIntent;
+  };
+  /** A close plan for a leg, sized to the leg unless told; undefined when there is nothing to close. */
+  const protect = (p: ProtectParams, tag: 'stop-loss' | 'take-profit'): PlaceIntent | undefined => {
+    const held = state.position(id, own(p.symbol))[p.leg];
+    const size = p.size ?? held;
+    if (held.lte(0)) return undefined;
+    return place({
+      symbol: p.symbol,
+      side: p.leg === 'long' ? 'close_long' : 'close_short',
+      size,
+      price: p.price,
+      triggerPrice: p.triggerPrice,
+      tag,
+    });
+  };
+
   const ctx: StrategyContext = {
     id,
     symbols,
@@ -84,12 +112,9 @@ export function createStrategyContext(deps: ContextDeps): StrategyContext {
       roundToStep(decOf(price, 'price'), specOf(symbol).priceTick, mode),
     roundSize: (symbol, size, mode: RoundMode = 'down') =>
       roundToStep(decOf(size, 'size'), specOf(symbol).sizeStep, mode),
-    place: (p: PlaceParams): PlaceIntent => {
-      const size = snapped(p.size, () => specOf(p.symbol).sizeStep, 'down', 'size');
-      const price = snapped(p.price, () => specOf(p.symbol).priceTick, 'nearest', 'price');
-      const intent = validateIntent({ kind: 'place', ...p, size, price }, rules);
-      return intent as PlaceIntent;
-    },
+    place: (p: PlaceParams): PlaceIntent => place(p),
+    stopLoss: (p) => protect(p, 'stop-loss'),
+    takeProfit: (p) => protect(p, 'take-profit'),
     cancel: (target: CancelTarget): CancelIntent => {
       if (isOrder(target)) {
         if (target.strategy !== id)

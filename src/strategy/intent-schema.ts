@@ -43,6 +43,7 @@ const placeSchema = z.object({
   price: positiveDec.optional(),
   orderType: z.enum(ORDER_TYPES).default('normal'),
   tag: z.string().max(MAX_TAG).optional(),
+  triggerPrice: positiveDec.optional(),
 });
 
 const cancelSchema = z
@@ -124,9 +125,17 @@ function parseIntent(raw: unknown, rules: IntentRules): Intent {
             `price ${v.price.toFixed()} is not a multiple of the tick ${spec.priceTick.toFixed()} (${symbol})`,
           );
         }
+        if (v.triggerPrice !== undefined && !isMultipleOf(v.triggerPrice, spec.priceTick)) {
+          fail(
+            rules,
+            `trigger price ${v.triggerPrice.toFixed()} is not a multiple of the tick ${spec.priceTick.toFixed()} (${symbol})`,
+          );
+        }
       }
       if (v.price === undefined && v.orderType === 'postOnly')
         fail(rules, 'a market order cannot be postOnly');
+      if (v.triggerPrice !== undefined && v.orderType !== 'normal')
+        fail(rules, `a plan (trigger) order is always normal, not ${v.orderType}`);
       return Object.freeze({
         kind: 'place',
         symbol,
@@ -135,6 +144,7 @@ function parseIntent(raw: unknown, rules: IntentRules): Intent {
         orderType: v.orderType,
         ...(v.price !== undefined ? { price: v.price } : {}),
         ...(v.tag !== undefined ? { tag: v.tag } : {}),
+        ...(v.triggerPrice !== undefined ? { triggerPrice: v.triggerPrice } : {}),
       });
     }
     case 'cancel':

@@ -68,6 +68,28 @@ export interface PlaceParams {
   readonly orderType?: OrderType | undefined;
   /** Free text kept with the order (≤ 32 chars). */
   readonly tag?: string | undefined;
+  /**
+   * Makes this a plan (trigger) order resting at the exchange: when the last price crosses it, the
+   * order executes (market without `price`, limit at `price`). A number snaps to the nearest tick.
+   * The exchange holds it even if this bot stops: see `stopLoss` / `takeProfit` for protection.
+   */
+  readonly triggerPrice?: Dec | string | number | undefined;
+}
+
+/**
+ * Fields of `ctx.stopLoss` / `ctx.takeProfit`: an exchange-side plan order that closes (part of) a
+ * leg of the strategy's position when the last price crosses `triggerPrice`. It survives the bot
+ * (process, server or network down), and the engine cancels it once the leg is flat.
+ */
+export interface ProtectParams {
+  readonly symbol: SymbolId | string;
+  /** The leg to protect. */
+  readonly leg: 'long' | 'short';
+  readonly triggerPrice: Dec | string | number;
+  /** Default: the whole leg as the strategy holds it now. */
+  readonly size?: Dec | string | number | undefined;
+  /** Execution price of the close once triggered; omit for a market close (the usual stop). */
+  readonly price?: Dec | string | number | undefined;
 }
 
 /** What `ctx.cancel` accepts: one of the strategy's orders, or a symbol plus one of its ids. */
@@ -105,6 +127,14 @@ export interface StrategyContext {
   roundSize(symbol: SymbolId | string, size: Dec | string | number, mode?: RoundMode): Dec;
   /** Builds a validated placement intent (throws StrategyError when invalid). */
   place(params: PlaceParams): PlaceIntent;
+  /**
+   * A stop-loss on a leg: a close plan order (tag `stop-loss`) that triggers when the price moves
+   * against the leg to `triggerPrice` (below it for a long, above for a short). Undefined when the
+   * leg is flat (nothing to protect).
+   */
+  stopLoss(params: ProtectParams): PlaceIntent | undefined;
+  /** A take-profit on a leg: like `stopLoss`, for a price moving in the leg's favour (tag `take-profit`). */
+  takeProfit(params: ProtectParams): PlaceIntent | undefined;
   cancel(target: CancelTarget): CancelIntent;
   /** Cancels every open order of this strategy, in one symbol or in all of them. */
   cancelAll(symbol?: SymbolId | string): CancelAllIntent;

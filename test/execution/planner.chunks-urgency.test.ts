@@ -59,7 +59,7 @@ describe('planner: chunks', () => {
             Math.min(maxBatch, n - k * maxBatch),
           );
           expect(sizes).toEqual(expected);
-          for (const c of calls) expect(c.kind === 'single' || c.entries.length >= 2).toBe(true);
+          for (const c of calls) expect(c.kind !== 'batch' || c.entries.length >= 2).toBe(true);
         }
       }),
       { numRuns: 300 },

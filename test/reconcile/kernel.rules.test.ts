@@ -168,9 +168,10 @@ describe('reconcile kernel: settling an order from its row (K1, K3, K4)', () => 
     expect(
       settle(localOrder(1, { status: 'submitted', orderId: X1 }), row(1, { status: 'pending' })),
     ).toEqual([{ kind: 'OrderOpen', clientOid: OID1, at: NOW, orderId: X1, pending: true }]);
+    // An untriggered row is a plan waiting for its trigger: it proves acceptance, nothing more.
     expect(
       settle(localOrder(1, { status: 'submitted', orderId: X1 }), row(1, { status: 'untriggered' })),
-    ).toEqual([{ kind: 'OrderOpen', clientOid: OID1, at: NOW, orderId: X1, pending: true }]);
+    ).toEqual([]);
   });
 
   it('never emits an event that would not advance the order', () => {

@@ -404,3 +404,51 @@ describe('reconcile kernel: determinism', () => {
     expect(a.adopted[0]!.strategy).toBe(strategyId('x'));
   });
 });
+
+describe('reconcile kernel: plan (trigger) orders', () => {
+  const PLAN_ID = orderId('790000000000000009');
+  const untriggered = () =>
+    localOrder(1, { status: 'untriggered', orderId: PLAN_ID, triggerPrice: dec('59000'), side: 'close_long' });
+
+  it("links a triggered plan's child (same client_oid, its own order id) and follows it to filled", () => {
+    const child = row(1, { type: 'close_long', status: 'filled', filledQty: dec('1'), priceAvg: dec('58990') });
+    const fill = fillOf(1, '11', { size: dec('1'), value: dec('58990') });
+    const out = run({ orders: [untriggered()], reports: [child], fills: [fill] });
+    expect(out.warnings).toEqual([]);
+    expect(out.newFills.map((f) => f.clientOid)).toEqual([clientOid('cb-grid-1')]);
+    const after = applyAll([untriggered()], out.events).get('cb-grid-1')!;
+    expect(after).toMatchObject({ status: 'filled', orderId: child.orderId, planOrderId: PLAN_ID });
+  });
+
+  it("skips the plan's own row once the child is linked, and still flags a third order for the client_oid", () => {
+    const linked = localOrder(1, {
+      status: 'open',
+      orderId: orderId('700000000000000001'),
+      planOrderId: PLAN_ID,
+      triggerPrice: dec('59000'),
+    });
+    const own = row(1, { orderId: PLAN_ID, status: 'untriggered' });
+    expect(run({ orders: [linked], reports: [own] }).warnings).toEqual([]);
+    const third = row(1, { orderId: orderId('780000000000000008') });
+    expect(run({ orders: [linked], reports: [third] }).warnings.map((w) => w.code)).toEqual([
+      'duplicate-client-oid',
+    ]);
+  });
+});
+
+describe('reconcile kernel: an untriggered row', () => {
+  it('only settles the acceptance of a plan whose reply was lost; it never reads as triggered', () => {
+    const PLAN_ID = orderId('790000000000000009');
+    const lost = localOrder(1, { status: 'unknown', triggerPrice: dec('59000') });
+    const out = run({ orders: [lost], reports: [row(1, { orderId: PLAN_ID, status: 'untriggered' })] });
+    expect(kinds(out.events)).toEqual(['OrderAccepted']);
+    expect(applyAll([lost], out.events).get('cb-grid-1')).toMatchObject({
+      status: 'untriggered',
+      orderId: PLAN_ID,
+    });
+    const resting = localOrder(2, { status: 'untriggered', orderId: PLAN_ID, triggerPrice: dec('59000') });
+    expect(run({ orders: [resting], reports: [row(2, { orderId: PLAN_ID, status: 'untriggered' })] }).events).toEqual(
+      [],
+    );
+  });
+});

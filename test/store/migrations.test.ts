@@ -82,7 +82,13 @@ describe('migration 4: orders constraints and open-orders index as comparisons',
     insert(db, 'cb-s-2', 'open', 'close_short');
     insert(db, 'cb-s-3', 'canceled');
     const before = db.prepare('SELECT * FROM orders ORDER BY client_oid').all();
-    expect(migrate(db, 2)).toEqual([4]);
+    expect(
+      migrate(
+        db,
+        2,
+        MIGRATIONS.filter((m) => m.version <= 4),
+      ),
+    ).toEqual([4]);
     expect(db.prepare('SELECT * FROM orders ORDER BY client_oid').all()).toEqual(before);
     const indexes = db
       .prepare(
@@ -116,6 +122,49 @@ describe('migration 4: orders constraints and open-orders index as comparisons',
     // INDEXED BY fails ("no query solution") unless the WHERE clause implies the index's predicate.
     const query = `SELECT client_oid FROM orders INDEXED BY orders_open WHERE ${OPEN_ORDER_SQL}`;
     expect((db.prepare(query).pluck().all() as string[]).sort()).toEqual(['cb-s-0', 'cb-s-1', 'cb-s-5']);
+    db.close();
+  });
+});
+
+describe('migration 5: plan (trigger) orders', () => {
+  it('keeps every order of a version-4 store, adds the plan columns and the untriggered status', () => {
+    const db = new Database(':memory:');
+    migrate(
+      db,
+      1,
+      MIGRATIONS.filter((m) => m.version <= 4),
+    );
+    const cols = `client_oid, order_id, strategy, symbol, side, order_type, price, size, status, filled_qty,
+      avg_price, fills_qty, fills_value, tag, reason, created_at, updated_at`;
+    db.prepare(
+      `INSERT INTO orders (${cols}) VALUES ('cb-s-1', '91', 's', 'cmt_btcusdt', 'open_long', 'normal', '1.5',
+        '0.001', 'open', '0', NULL, NULL, NULL, 'L1', NULL, 1, 2)`,
+    ).run();
+    expect(() =>
+      db
+        .prepare(`UPDATE orders SET status = 'untriggered' WHERE client_oid = 'cb-s-1'`)
+        .run(),
+    ).toThrow(/CHECK constraint failed/);
+    expect(migrate(db, 2)).toEqual([5]);
+    const row = db.prepare('SELECT * FROM orders').get() as Record<string, unknown>;
+    expect(row).toMatchObject({ client_oid: 'cb-s-1', order_id: '91', status: 'open', price: '1.5' });
+    expect(row['trigger_price']).toBeNull();
+    expect(row['plan_order_id']).toBeNull();
+    db.prepare(
+      `UPDATE orders SET status = 'untriggered', trigger_price = '1.2', plan_order_id = '77' WHERE client_oid = 'cb-s-1'`,
+    ).run();
+    const indexes = db
+      .prepare(
+        "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'orders' AND sql IS NOT NULL",
+      )
+      .pluck()
+      .all();
+    expect(indexes.sort()).toEqual([
+      'orders_by_order_id',
+      'orders_by_plan_order_id',
+      'orders_by_updated_at',
+      'orders_open',
+    ]);
     db.close();
   });
 });
