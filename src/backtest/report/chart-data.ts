@@ -25,6 +25,8 @@ export interface ChartMarker {
   readonly price: number;
   readonly buy: boolean;
   readonly text: string;
+  /** Present (true) for a fill of a triggered plan order: drawn apart from the strategy's own fills. */
+  readonly plan?: true;
 }
 
 export interface SymbolChart {
@@ -99,7 +101,8 @@ function symbolChart(
     t: line.t[nearest(line.t, toSeconds(f.createdTime))]!,
     price: decToNumber(f.price),
     buy: isBuy(f.side),
-    text: labelled ? `${SIDE_CODE[f.side]} ${f.size.toFixed()}` : '',
+    text: labelled ? `${f.triggerPrice !== undefined ? 'plan ' : ''}${SIDE_CODE[f.side]} ${f.size.toFixed()}` : '',
+    ...(f.triggerPrice !== undefined ? { plan: true as const } : {}),
   }));
   return { symbol, precision: Math.min(precision, 10), line, markers, fills: fills.length };
 }

@@ -21,6 +21,8 @@ export const FILLS_CSV_COLUMNS = [
   'value',
   'fee',
   'realizedPnl',
+  // The trigger price of the plan order the fill executed (stop-loss, take-profit); empty otherwise.
+  'triggerPrice',
 ] as const;
 
 /** One field, quoted when RFC 4180 requires it. */
@@ -54,6 +56,7 @@ export function renderFillsCsv(fills: readonly ReportFill[]): string {
         money(f.value),
         money(f.fee),
         money(f.realizedPnl),
+        f.triggerPrice !== undefined ? money(f.triggerPrice) : '',
       ]),
     );
   }

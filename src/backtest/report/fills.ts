@@ -27,6 +27,8 @@ export interface ReportFill {
   readonly fee: Dec;
   /** Realized PnL reported with the fill (before fees); non-zero only on closing fills. */
   readonly realizedPnl: Dec;
+  /** Present when the fill executed a triggered plan (stop-loss, take-profit, trigger order). */
+  readonly triggerPrice?: Dec;
 }
 
 const SIDES: ReadonlySet<string> = new Set(ORDER_SIDES);
@@ -84,6 +86,7 @@ export function reportFills(fills: readonly StoredFill[], orders: readonly Order
       value: f.value,
       fee: f.fee,
       realizedPnl: f.realizedPnl,
+      ...(order?.triggerPrice !== undefined ? { triggerPrice: order.triggerPrice } : {}),
     };
   });
   // Array.prototype.sort is stable: fills at the same millisecond keep the store's order.

@@ -334,8 +334,9 @@
           time: m.t,
           position: 'atPriceMiddle',
           price: m.price,
-          shape: m.buy ? 'arrowUp' : 'arrowDown',
-          color: m.buy ? '#26a69a' : '#ef5350',
+          shape: m.plan ? 'square' : m.buy ? 'arrowUp' : 'arrowDown',
+          // Fills of triggered plan orders (stops, targets) in amber, apart from the strategy's own.
+          color: m.plan ? '#ff9800' : m.buy ? '#26a69a' : '#ef5350',
           text: m.text,
         };
       });

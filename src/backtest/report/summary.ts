@@ -73,6 +73,8 @@ export interface Summary {
   readonly ordersPlaced: number;
   readonly ordersCanceled: number;
   readonly ordersRejected: number;
+  /** Plan (trigger) orders among the orders: how many were placed, triggered, canceled, rejected. */
+  readonly planOrders: PlanOrderCounts;
   readonly fills: number;
   readonly volume: string;
   readonly feesPaid: string;
@@ -113,6 +115,17 @@ export interface Summary {
   readonly strategiesDisabled: readonly DisabledStrategy[];
   readonly byStrategy: Readonly<Record<string, Breakdown>>;
   readonly bySymbol: Readonly<Record<string, SymbolBreakdown>>;
+}
+
+export interface PlanOrderCounts {
+  /** Plan orders written (each client_oid with a trigger price). */
+  readonly placed: number;
+  /** Plans whose trigger was crossed (their child order was seen, or something filled). */
+  readonly triggered: number;
+  /** Plans canceled (or expired) before triggering. */
+  readonly canceled: number;
+  /** Plans refused (by the venue or the risk gate) or lost. */
+  readonly rejected: number;
 }
 
 export interface SummaryOptions {
@@ -368,15 +381,22 @@ export function summarizeJoined(
 
   let canceled = 0;
   let rejected = 0;
+  const plans = { placed: 0, triggered: 0, canceled: 0, rejected: 0 };
   for (const o of record.orders) {
     if (o.status === 'canceled') canceled++;
     else if (o.status === 'rejected') rejected++;
+    if (o.triggerPrice === undefined) continue;
+    plans.placed++;
+    if (o.planOrderId !== undefined || o.filledQty.gt(0)) plans.triggered++;
+    else if (o.status === 'canceled') plans.canceled++;
+    else if (o.status === 'rejected') plans.rejected++;
   }
 
   return {
     ordersPlaced: record.orders.length,
     ordersCanceled: canceled,
     ordersRejected: rejected,
+    planOrders: plans,
     fills: fills.length,
     volume: money(volume),
     feesPaid: money(feesPaid),

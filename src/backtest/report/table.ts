@@ -63,6 +63,14 @@ export function summaryRows(s: Summary): SummaryRow[] {
     ['Orders placed', String(s.ordersPlaced)],
     ['Orders canceled', String(s.ordersCanceled)],
     ['Orders rejected', String(s.ordersRejected)],
+    ...(s.planOrders.placed > 0
+      ? ([
+          [
+            'Plan orders (stops, targets)',
+            `${s.planOrders.placed} placed, ${s.planOrders.triggered} triggered, ${s.planOrders.canceled} canceled, ${s.planOrders.rejected} rejected`,
+          ],
+        ] as const)
+      : []),
     ['Fills', String(s.fills)],
     ['Closing fill win rate', humanPercent(s.winRate)],
     [`Sharpe (per ${duration(s.sharpeIntervalMs)}, not annualised)`, humanRatio(s.intervalSharpe)],

@@ -7,6 +7,7 @@ import {
   TRADES_CSV_COLUMNS,
 } from '../../../src/backtest/report/csv.ts';
 import { reportFills } from '../../../src/backtest/report/fills.ts';
+import { dec } from '../../../src/core/decimal.ts';
 import { buildReport } from '../../../src/backtest/report/index.ts';
 import { fill, MIN, order, roundTrip, T0 } from './fixtures.ts';
 
@@ -67,7 +68,17 @@ describe('fills.csv', () => {
       price: '110',
       fee: '0.176',
       realizedPnl: '20',
+      triggerPrice: '',
     });
+  });
+
+  it('marks the fills of a triggered plan order with its trigger price', () => {
+    const base = roundTrip();
+    const [, close] = base.orders;
+    const record = { ...base, orders: base.orders.map((o) => (o === close ? { ...o, triggerPrice: dec('108.5') } : o)) };
+    const rows = parseCsv(buildReport(record).csv);
+    const at = FILLS_CSV_COLUMNS.indexOf('triggerPrice');
+    expect(rows.slice(1).map((r) => r[at])).toEqual(['', '108.5']);
   });
 
   it('quotes fields as RFC 4180 requires', () => {

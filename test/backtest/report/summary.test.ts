@@ -4,6 +4,8 @@ import { dec, ZERO, type Dec } from '../../../src/core/decimal.ts';
 import { InvariantViolation } from '../../../src/core/errors.ts';
 import { maxDrawdown, sharpeRatio, summarize } from '../../../src/backtest/report/summary.ts';
 import type { RunRecord } from '../../../src/backtest/report/types.ts';
+import { orderId } from '../../../src/core/ids.ts';
+import type { Order } from '../../../src/core/orders.ts';
 import { equity, fill, HOUR, MIN, order, roundTrip, T0 } from './fixtures.ts';
 
 describe('summarize: a long round trip with known fees', () => {
@@ -22,6 +24,26 @@ describe('summarize: a long round trip with known fees', () => {
     expect(s.ordersPlaced).toBe(4);
     expect(s.ordersCanceled).toBe(1);
     expect(s.ordersRejected).toBe(1);
+    expect(s.planOrders).toEqual({ placed: 0, triggered: 0, canceled: 0, rejected: 0 });
+  });
+
+  it('counts plan orders: placed, triggered (child seen or filled), canceled and rejected before triggering', () => {
+    const base = roundTrip();
+    const plan = (o: Order, over: Partial<Order> = {}): Order => ({ ...o, triggerPrice: dec('95'), ...over });
+    const record: RunRecord = {
+      ...base,
+      orders: [
+        ...base.orders,
+        plan(order(5, 'close_long', 'filled', { size: '2', filled: '2' }), { planOrderId: orderId('9005') }),
+        plan(order(6, 'close_long', 'canceled', { size: '2' })),
+        plan(order(7, 'close_long', 'canceled', { size: '2', filled: '1' })), // triggered, then canceled
+        plan(order(8, 'close_long', 'rejected', { size: '2', reason: '40015' })),
+        plan(order(9, 'close_long', 'untriggered', { size: '2' })),
+      ],
+    };
+    const counts = summarize(record);
+    expect(counts.planOrders).toEqual({ placed: 5, triggered: 2, canceled: 1, rejected: 1 });
+    expect(counts.ordersPlaced).toBe(9);
   });
 
   it('derives drawdown, win rate and exposure', () => {
@@ -47,6 +69,7 @@ describe('summarize: a long round trip with known fees', () => {
       'ordersPlaced',
       'ordersCanceled',
       'ordersRejected',
+      'planOrders',
       'fills',
       'volume',
       'feesPaid',
