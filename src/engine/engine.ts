@@ -273,8 +273,7 @@ class EngineImpl implements Engine {
       // Protective plans (stop-loss / take-profit of a position) stay unless told otherwise: the
       // positions they guard are still open after a kill, and the exchange holds them if we die.
       const keep = this.#keepProtectivePlans;
-      for (const o of [...this.#open.values()])
-        if (!(keep && isProtectivePlan(o))) this.#cancels.request(o);
+      for (const o of [...this.#open.values()]) if (!(keep && isProtectivePlan(o))) this.#cancels.request(o);
     });
   }
 

@@ -354,8 +354,7 @@ export class SqliteStore implements OrderStore {
 
   getOrderByOrderId(orderId: OrderId): Order | undefined {
     const row = (this.st.getOrderByOrderId.get(orderId) ?? this.st.getOrderByPlanOrderId.get(orderId)) as
-      | OrderRow
-      | undefined;
+      OrderRow | undefined;
     return row === undefined ? undefined : orderFromRow(row);
   }
 

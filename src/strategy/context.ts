@@ -65,7 +65,12 @@ export function createStrategyContext(deps: ContextDeps): StrategyContext {
   const place = (p: PlaceParams): PlaceIntent => {
     const size = snapped(p.size, () => specOf(p.symbol).sizeStep, 'down', 'size');
     const price = snapped(p.price, () => specOf(p.symbol).priceTick, 'nearest', 'price');
-    const triggerPrice = snapped(p.triggerPrice, () => specOf(p.symbol).priceTick, 'nearest', 'trigger price');
+    const triggerPrice = snapped(
+      p.triggerPrice,
+      () => specOf(p.symbol).priceTick,
+      'nearest',
+      'trigger price',
+    );
     const intent = validateIntent({ kind: 'place', ...p, size, price, triggerPrice }, rules);
     return intent as PlaceIntent;
   };

@@ -106,7 +106,11 @@ describe('plan orders: the untriggered state', () => {
   });
 
   it('canceled (or expired) while untriggered', () => {
-    const p = run(plan(), [submitted, accepted(), { ...base(4_000), kind: 'OrderCanceled', reason: 'expired' }]);
+    const p = run(plan(), [
+      submitted,
+      accepted(),
+      { ...base(4_000), kind: 'OrderCanceled', reason: 'expired' },
+    ]);
     expect(p).toMatchObject({ status: 'canceled', reason: 'expired' });
   });
 
@@ -152,11 +156,15 @@ describe('plan orders: table rules', () => {
   });
 
   it('OrderLost is invalid once the plan was acknowledged', () => {
-    const next = transition('untriggered', { ...base(1), kind: 'OrderLost', reason: 'x' }, {
-      acknowledged: true,
-      complete: false,
-      untriggeredPlan: true,
-    });
+    const next = transition(
+      'untriggered',
+      { ...base(1), kind: 'OrderLost', reason: 'x' },
+      {
+        acknowledged: true,
+        complete: false,
+        untriggeredPlan: true,
+      },
+    );
     expect(typeof next).not.toBe('string');
   });
 
@@ -168,7 +176,12 @@ describe('plan orders: table rules', () => {
         fc.constant<OrderEvent>({ ...base(t), kind: 'OrderOpen', orderId: CHILD, pending: true }),
         fc
           .integer({ min: 0, max: 4 })
-          .map((n): OrderEvent => ({ ...base(t), kind: 'OrderProgress', orderId: CHILD, filledQty: dec(n).div(10) })),
+          .map((n): OrderEvent => ({
+            ...base(t),
+            kind: 'OrderProgress',
+            orderId: CHILD,
+            filledQty: dec(n).div(10),
+          })),
         fc.integer({ min: 1, max: 3 }).map((n) => fill(dec(n).div(10).toFixed(), CHILD, t)),
         fc.constant<OrderEvent>({ ...base(t), kind: 'OrderCanceled' }),
         fc.constant<OrderEvent>({ ...base(t), kind: 'OrderCompleted', filledQty: SIZE }),

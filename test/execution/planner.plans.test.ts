@@ -28,8 +28,14 @@ describe('planner: plan placements', () => {
     const { calls } = planPlacements(queue);
     expect(calls.map((c) => c.kind)).toEqual(['batch', 'plan', 'plan']);
     const batch = calls[0];
-    expect(batch?.kind === 'batch' ? batch.entries.map((e) => e.clientOid) : []).toEqual(['cb-s-1', 'cb-s-3']);
-    expect(calls.slice(1).map((c) => (c.kind === 'plan' ? c.entry.clientOid : ''))).toEqual(['cb-s-2', 'cb-s-4']);
+    expect(batch?.kind === 'batch' ? batch.entries.map((e) => e.clientOid) : []).toEqual([
+      'cb-s-1',
+      'cb-s-3',
+    ]);
+    expect(calls.slice(1).map((c) => (c.kind === 'plan' ? c.entry.clientOid : ''))).toEqual([
+      'cb-s-2',
+      'cb-s-4',
+    ]);
   });
 
   it('a lone plan is a plan call, never a placeOrder', () => {
@@ -39,7 +45,11 @@ describe('planner: plan placements', () => {
   });
 
   it('an urgent plan goes before less urgent regular calls', () => {
-    const { calls } = planPlacements([placement(1, false, ETH), placement(2, false, ETH), placement(3, true, BTC, 1)]);
+    const { calls } = planPlacements([
+      placement(1, false, ETH),
+      placement(2, false, ETH),
+      placement(3, true, BTC, 1),
+    ]);
     expect(calls[0]?.kind).toBe('plan');
   });
 

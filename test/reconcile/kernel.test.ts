@@ -408,10 +408,20 @@ describe('reconcile kernel: determinism', () => {
 describe('reconcile kernel: plan (trigger) orders', () => {
   const PLAN_ID = orderId('790000000000000009');
   const untriggered = () =>
-    localOrder(1, { status: 'untriggered', orderId: PLAN_ID, triggerPrice: dec('59000'), side: 'close_long' });
+    localOrder(1, {
+      status: 'untriggered',
+      orderId: PLAN_ID,
+      triggerPrice: dec('59000'),
+      side: 'close_long',
+    });
 
   it("links a triggered plan's child (same client_oid, its own order id) and follows it to filled", () => {
-    const child = row(1, { type: 'close_long', status: 'filled', filledQty: dec('1'), priceAvg: dec('58990') });
+    const child = row(1, {
+      type: 'close_long',
+      status: 'filled',
+      filledQty: dec('1'),
+      priceAvg: dec('58990'),
+    });
     const fill = fillOf(1, '11', { size: dec('1'), value: dec('58990') });
     const out = run({ orders: [untriggered()], reports: [child], fills: [fill] });
     expect(out.warnings).toEqual([]);
@@ -447,8 +457,8 @@ describe('reconcile kernel: an untriggered row', () => {
       orderId: PLAN_ID,
     });
     const resting = localOrder(2, { status: 'untriggered', orderId: PLAN_ID, triggerPrice: dec('59000') });
-    expect(run({ orders: [resting], reports: [row(2, { orderId: PLAN_ID, status: 'untriggered' })] }).events).toEqual(
-      [],
-    );
+    expect(
+      run({ orders: [resting], reports: [row(2, { orderId: PLAN_ID, status: 'untriggered' })] }).events,
+    ).toEqual([]);
   });
 });

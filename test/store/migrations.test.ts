@@ -141,9 +141,7 @@ describe('migration 5: plan (trigger) orders', () => {
         '0.001', 'open', '0', NULL, NULL, NULL, 'L1', NULL, 1, 2)`,
     ).run();
     expect(() =>
-      db
-        .prepare(`UPDATE orders SET status = 'untriggered' WHERE client_oid = 'cb-s-1'`)
-        .run(),
+      db.prepare(`UPDATE orders SET status = 'untriggered' WHERE client_oid = 'cb-s-1'`).run(),
     ).toThrow(/CHECK constraint failed/);
     expect(migrate(db, 2)).toEqual([5]);
     const row = db.prepare('SELECT * FROM orders').get() as Record<string, unknown>;

@@ -43,7 +43,9 @@ describe('plan intents', () => {
   it('refuses a trigger off the tick, a non-positive trigger, and a plan that is not normal', () => {
     const rules = { strategy: S, symbols: new Set([BTC]), specs: SPECS };
     const base = { kind: 'place', symbol: BTC, side: 'close_long', size: '0.01' };
-    expect(() => validateIntent({ ...base, triggerPrice: '65000.05' }, rules)).toThrow(/trigger price .* tick/);
+    expect(() => validateIntent({ ...base, triggerPrice: '65000.05' }, rules)).toThrow(
+      /trigger price .* tick/,
+    );
     expect(() => validateIntent({ ...base, triggerPrice: '0' }, rules)).toThrow(StrategyError);
     expect(() => validateIntent({ ...base, triggerPrice: '65000', orderType: 'ioc' }, rules)).toThrow(
       /plan .* always normal/,
@@ -58,7 +60,13 @@ describe('plan intents', () => {
     expect(long?.triggerPrice?.toFixed()).toBe('60000');
     expect(long?.price).toBeUndefined();
     expect(isProtectivePlan(long!)).toBe(true);
-    const short = ctx.takeProfit({ symbol: BTC, leg: 'short', triggerPrice: 58_000, size: '0.01', price: '57990' });
+    const short = ctx.takeProfit({
+      symbol: BTC,
+      leg: 'short',
+      triggerPrice: 58_000,
+      size: '0.01',
+      price: '57990',
+    });
     expect(short).toMatchObject({ side: 'close_short', tag: 'take-profit' });
     expect(short?.size.toFixed()).toBe('0.01');
     expect(short?.price?.toFixed()).toBe('57990');

@@ -101,7 +101,9 @@ function symbolChart(
     t: line.t[nearest(line.t, toSeconds(f.createdTime))]!,
     price: decToNumber(f.price),
     buy: isBuy(f.side),
-    text: labelled ? `${f.triggerPrice !== undefined ? 'plan ' : ''}${SIDE_CODE[f.side]} ${f.size.toFixed()}` : '',
+    text: labelled
+      ? `${f.triggerPrice !== undefined ? 'plan ' : ''}${SIDE_CODE[f.side]} ${f.size.toFixed()}`
+      : '',
     ...(f.triggerPrice !== undefined ? { plan: true as const } : {}),
   }));
   return { symbol, precision: Math.min(precision, 10), line, markers, fills: fills.length };

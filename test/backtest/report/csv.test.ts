@@ -75,7 +75,10 @@ describe('fills.csv', () => {
   it('marks the fills of a triggered plan order with its trigger price', () => {
     const base = roundTrip();
     const [, close] = base.orders;
-    const record = { ...base, orders: base.orders.map((o) => (o === close ? { ...o, triggerPrice: dec('108.5') } : o)) };
+    const record = {
+      ...base,
+      orders: base.orders.map((o) => (o === close ? { ...o, triggerPrice: dec('108.5') } : o)),
+    };
     const rows = parseCsv(buildReport(record).csv);
     const at = FILLS_CSV_COLUMNS.indexOf('triggerPrice');
     expect(rows.slice(1).map((r) => r[at])).toEqual(['', '108.5']);
