@@ -3,7 +3,9 @@
 // orders (IOC limit a few ticks through the book, or market); on a cross the strategy closes the
 // opposite leg and opens the new one in the same tick (a position flip). A protective stop closes the
 // position when the price moves `stopLossPct` against its entry; after a stop the strategy waits for
-// the next cross.
+// the next cross. With `stopOnExchange` the stop is a plan order resting at the exchange (ctx.stopLoss),
+// placed once the entry has filled: it protects the position even while this bot is down, and the
+// engine cancels it when the strategy closes the leg itself.
 //
 // Everything is relative to the market: sizes are a quote notional converted at the current price,
 // IOC prices are ticks away from the best price, the stop is a percentage of the entry price.
@@ -15,6 +17,7 @@ import {
   symbolId,
   type Dec,
   type Intent,
+  type Order,
   type StrategyContext,
   type SymbolId,
   type Ticker,
@@ -59,6 +62,12 @@ export const params = z
         max: '100',
       },
     ),
+    stopOnExchange: z
+      .boolean()
+      .default(false)
+      .describe(
+        'Send the protective stop to the exchange as a stop-loss plan order once the entry has filled (it survives the bot); otherwise the strategy closes the position itself when it sees the stop price. Default: false.',
+      ),
     allowShort: z
       .boolean()
       .default(true)
@@ -111,6 +120,28 @@ export default defineStrategy({
     /** The entry of the current signal is still to be sent (one attempt per signal: no chasing). */
     let entryDue = false;
 
+    /** The stop price of a leg entered at `entry`: `stopLossPct` against it, on the price tick. */
+    const stopPrice = (leg: 'long' | 'short', entry: Dec): Dec => {
+      const away = p.stopLossPct.div(100);
+      return leg === 'long'
+        ? ctx.roundPrice(symbol, entry.times(away.neg().plus(1)), 'down')
+        : ctx.roundPrice(symbol, entry.times(away.plus(1)), 'up');
+    };
+
+    /** The exchange-side stop of each open leg that has none resting yet. */
+    const exchangeStops = (resting: readonly Order[]): Intent[] => {
+      const pos = ctx.position(symbol);
+      const out: Intent[] = [];
+      for (const leg of ['long', 'short'] as const) {
+        const entry = leg === 'long' ? pos.longEntryPrice : pos.shortEntryPrice;
+        const side = leg === 'long' ? 'close_long' : 'close_short';
+        if (entry === undefined || pos[leg].lte(0) || resting.some((o) => o.side === side)) continue;
+        const stop = ctx.stopLoss({ symbol, leg, triggerPrice: stopPrice(leg, entry) });
+        if (stop !== undefined) out.push(stop);
+      }
+      return out;
+    };
+
     const stopHit = (t: Ticker): boolean => {
       const pos = ctx.position(symbol);
       const away = p.stopLossPct.div(100);
@@ -143,14 +174,22 @@ export default defineStrategy({
           entryDue = target !== 'flat';
         }
 
-        // 2. Wait while an order of ours works or its fills are not in the position yet.
-        if (ctx.openOrders(symbol).length > 0 || unsettled.any(symbol)) return;
+        // 2. Wait while an order of ours works or its fills are not in the position yet (a stop
+        //    resting at the exchange is not work in progress).
+        const open = ctx.openOrders(symbol);
+        const stops = open.filter((o) => o.triggerPrice !== undefined);
+        if (open.length > stops.length || unsettled.any(symbol)) return;
         const state = ctx.tradingState();
         if (state === 'HALTED') return;
 
-        // 3. Protective stop: flat until the next cross.
+        // 3. Protective stop: flat until the next cross. On the exchange, a position without its
+        //    stop gets one; a stop that fired leaves the leg flat and the target waits for a cross.
         let exitTag = 'ema:close';
-        if (target !== 'flat' && stopHit(t)) {
+        const pos0 = ctx.position(symbol);
+        if (p.stopOnExchange) {
+          if ((target === 'long' && pos0.long.eq(0)) || (target === 'short' && pos0.short.eq(0)))
+            if (!entryDue) target = 'flat';
+        } else if (target !== 'flat' && stopHit(t)) {
           ctx.log.info({ last: t.last.toFixed(), target }, 'protective stop');
           target = 'flat';
           entryDue = false;
@@ -164,6 +203,7 @@ export default defineStrategy({
           out.push(takerOrder(ctx, p, symbol, t, 'close_long', pos.long, exitTag));
         if (target !== 'short' && pos.short.gt(0))
           out.push(takerOrder(ctx, p, symbol, t, 'close_short', pos.short, exitTag));
+        if (p.stopOnExchange && out.length === 0) out.push(...exchangeStops(stops));
         if (entryDue && state === 'ACTIVE') {
           entryDue = false;
           const size = sizeForNotional(ctx, symbol, p.notional, t.last);
