@@ -4,7 +4,14 @@ import type { Dec } from './decimal.ts';
 import type { ClientOid, OrderId, SymbolId, TradeId } from './ids.ts';
 
 /** Order statuses as the exchange reports them in order history. */
-export const VENUE_ORDER_STATUSES = ['pending', 'open', 'filled', 'canceling', 'canceled', 'untriggered'] as const;
+export const VENUE_ORDER_STATUSES = [
+  'pending',
+  'open',
+  'filled',
+  'canceling',
+  'canceled',
+  'untriggered',
+] as const;
 export type VenueOrderStatus = (typeof VENUE_ORDER_STATUSES)[number];
 
 export interface FillReport {
@@ -44,6 +51,8 @@ export interface OrderReport {
   readonly fee: Dec;
   readonly totalProfits: Dec;
   readonly createTime: number;
+  /** Present when the row is a plan (trigger) order's (currentPlan / historyPlan rows, reconciled alike). */
+  readonly triggerPrice?: Dec;
 }
 
 /** Plan (trigger) order status, normalised from numeric codes or upper-case words. */
@@ -71,7 +80,12 @@ export interface PlanPage {
 /** The outcome of one entry of a placement (batch or single). */
 export type PlaceOutcome =
   | { readonly clientOid: ClientOid; readonly outcome: 'accepted'; readonly orderId: OrderId }
-  | { readonly clientOid: ClientOid; readonly outcome: 'rejected'; readonly code: string; readonly message: string };
+  | {
+      readonly clientOid: ClientOid;
+      readonly outcome: 'rejected';
+      readonly code: string;
+      readonly message: string;
+    };
 
 export interface CancelOutcome {
   readonly orderId?: OrderId;

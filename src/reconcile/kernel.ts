@@ -81,6 +81,12 @@ export interface ReconcileInput {
    * an order that ended long ago). Events may then concern such an order: load it by client_oid.
    */
   readonly orderOf?: (orderId: OrderId) => Order | undefined;
+  /**
+   * Which unconfirmed orders these reports can prove lost: `orders` (default) the regular ones, from
+   * order history; `plans` the plan (trigger) orders, from currentPlan + historyPlan rows. An order
+   * is only ever declared lost by the reads that would list it.
+   */
+  readonly lostScope?: 'orders' | 'plans';
 }
 
 export type ReconcileWarningCode =
@@ -408,6 +414,7 @@ function lostEvent(
   warnings: ReconcileWarning[],
 ): OrderEvent | undefined {
   if (!mayBeLost(order)) return undefined;
+  if ((order.triggerPrice !== undefined) !== (input.lostScope === 'plans')) return undefined;
   const silentFor = input.now - order.updatedAt;
   if (silentFor < input.graceMs) return undefined;
   const coversSince = input.historyCoversSinceBySymbol?.get(order.symbol) ?? input.historyCoversSince;
@@ -446,7 +453,9 @@ function adopt(r: OrderReport, oid: ClientOid, strategy: StrategyId, now: number
     // A market order is reported with price 0.
     ...(r.price.gt(0) ? { price: r.price } : {}),
     size: r.size,
-    status: localStatusOf(r.status),
+    ...(r.triggerPrice !== undefined ? { triggerPrice: r.triggerPrice } : {}),
+    status:
+      r.triggerPrice !== undefined && r.status === 'untriggered' ? 'untriggered' : localStatusOf(r.status),
     filledQty: r.filledQty.gt(r.size) ? r.size : r.filledQty.lt(0) ? ZERO : r.filledQty,
     ...(r.filledQty.gt(0) && r.priceAvg.gt(0) ? { avgPrice: r.priceAvg } : {}),
     createdAt: r.createTime,

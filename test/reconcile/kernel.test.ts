@@ -462,3 +462,31 @@ describe('reconcile kernel: an untriggered row', () => {
     ).toEqual([]);
   });
 });
+
+describe('reconcile kernel: who may declare a plan lost', () => {
+  const old = { createdAt: T0 - 10 * GRACE, updatedAt: T0 - 10 * GRACE };
+  const plan = localOrder(1, { status: 'unknown', triggerPrice: dec('59000'), ...old });
+  const regular = localOrder(2, { status: 'unknown', ...old });
+  const lost = (out: ReturnType<typeof run>) =>
+    out.events.filter((e) => e.kind === 'OrderLost').map((e) => e.clientOid);
+
+  it('order-history rounds declare only regular orders lost; plan rounds only plans', () => {
+    expect(lost(run({ orders: [plan, regular], historyCoversSince: T0 - 20 * GRACE }))).toEqual([
+      'cb-grid-2',
+    ]);
+    expect(
+      lost(run({ orders: [plan, regular], historyCoversSince: T0 - 20 * GRACE, lostScope: 'plans' })),
+    ).toEqual(['cb-grid-1']);
+  });
+
+  it('adopts a plan of ours found in the plan rows as an untriggered plan order', () => {
+    const out = run({
+      orders: [],
+      reports: [row(3, { status: 'untriggered', triggerPrice: dec('61000'), type: 'close_short' })],
+      strategies: [GRID],
+    });
+    expect(out.adopted).toHaveLength(1);
+    expect(out.adopted[0]).toMatchObject({ status: 'untriggered', side: 'close_short' });
+    expect(out.adopted[0]?.triggerPrice?.toFixed()).toBe('61000');
+  });
+});
