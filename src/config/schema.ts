@@ -357,6 +357,10 @@ const OrdersSchema = z
       'Cancel every open capibot order whenever the runner stops (normal end or signal).',
       false,
     ),
+    keepProtectivePlans: bool(
+      "Leave protective plan orders (a strategy's stopLoss / takeProfit of an open position) resting at the exchange when the runner cancels everything: on exit, on a shutdown signal and on the kill switch. They close the positions they guard even while the bot is down. false: cancel them too.",
+      true,
+    ),
   })
   .describe('Order identity and lifecycle options.');
 

@@ -73,6 +73,8 @@ export interface CancelScope {
    * ago (an operator's cancel-all, a shutdown: try them all again now).
    */
   readonly retryRefused?: boolean;
+  /** Leave protective plan orders (stopLoss / takeProfit of a position) resting. */
+  readonly keepProtectivePlans?: boolean;
 }
 
 export interface CancelAllResult {

@@ -24,7 +24,6 @@ import { InvariantViolation } from '../core/errors.ts';
 import type { OrderEvent } from '../core/events.ts';
 import type { SymbolId } from '../core/ids.ts';
 import type { Ticker } from '../core/market.ts';
-import { isProtectivePlan } from '../core/intents.ts';
 import type { Order } from '../core/orders.ts';
 import { createBudget } from '../execution/budget.ts';
 import { Executor, type QueueDepth } from '../execution/executor.ts';
@@ -272,8 +271,7 @@ class EngineImpl implements Engine {
       this.#tradingChanged(this.#guardian.set(k.state, `kill switch: ${reason}`));
       // Protective plans (stop-loss / take-profit of a position) stay unless told otherwise: the
       // positions they guard are still open after a kill, and the exchange holds them if we die.
-      const keep = this.#keepProtectivePlans;
-      for (const o of [...this.#open.values()]) if (!(keep && isProtectivePlan(o))) this.#cancels.request(o);
+      this.#cancels.cancelAll({ keepProtectivePlans: this.#keepProtectivePlans });
     });
   }
 

@@ -17,6 +17,7 @@ export function engineOptions(config: Config): EngineOptions {
   const x = config.executor;
   return {
     clientOidPrefix: config.orders.clientOidPrefix,
+    killKeepsProtectivePlans: config.orders.keepProtectivePlans,
     riskLimits: riskLimits(config.risk),
     // Paper: the simulated account's balance is known, so the drawdown breaker has its equity.
     ...(config.mode === 'paper' ? { startingEquity: dec(config.paper.startingBalance) } : {}),

@@ -311,6 +311,7 @@ async function runWith(
       log: obs.logger.child({ component: 'shutdown' }),
       cancelOpenOrders:
         config.orders.cancelOnExit || (reason.kind === 'signal' && config.shutdown.cancelOpenOrders),
+      keepProtectivePlans: config.orders.keepProtectivePlans,
       drainDeadlineMs: config.shutdown.drainDeadlineMs,
     });
     bridge.stop();

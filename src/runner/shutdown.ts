@@ -32,6 +32,8 @@ export interface ShutdownDeps {
   readonly timers: Timers;
   readonly log: Logger;
   readonly cancelOpenOrders: boolean;
+  /** Protective plan orders stay resting when the open orders are canceled (orders.keepProtectivePlans). */
+  readonly keepProtectivePlans?: boolean;
   readonly drainDeadlineMs: number;
   /** Pause between last rounds while an order awaits its placement outcome. Default 500 ms. */
   readonly unsettledRetryMs?: number;
@@ -94,7 +96,7 @@ export async function shutdown(d: ShutdownDeps): Promise<ShutdownReport> {
   d.session.abortReads('shutting down');
   await within(d.timers, remaining(), reconciler.whenIdle());
 
-  const canceled = d.cancelOpenOrders ? engine.cancelAll({ retryRefused: true }) : { local: 0, requested: 0 };
+  const canceled = d.cancelOpenOrders ? engine.cancelAll({ retryRefused: true, keepProtectivePlans: d.keepProtectivePlans ?? true }) : { local: 0, requested: 0 };
   if (d.cancelOpenOrders) d.log.info(canceled, 'shutdown: canceling every open order');
 
   const left = await engine.shutdown(remaining());
