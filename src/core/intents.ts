@@ -51,3 +51,11 @@ export interface CancelAllIntent {
 }
 
 export type Intent = PlaceIntent | CancelIntent | CancelAllIntent;
+
+/** True for an order a cancel-everything leaves resting under `keepProtectivePlans`. */
+export function keptOnCancelAll(
+  o: { readonly triggerPrice?: Dec; readonly side: string; readonly tag?: string },
+  keepProtectivePlans: boolean,
+): boolean {
+  return keepProtectivePlans && isProtectivePlan(o);
+}

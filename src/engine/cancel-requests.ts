@@ -1,5 +1,5 @@
 // Cancels of live orders: settled locally when the order never left, otherwise CancelRequested is committed and ONE cancel_order goes to the executor; an order whose last cancel met "does not exist" is not re-canceled for cancelRetryMs (or until reconciliation changes it).
-import { isProtectivePlan } from '../core/intents.ts';
+import { keptOnCancelAll } from '../core/intents.ts';
 import type { Clock } from '../core/clock.ts';
 import type { OrderEvent } from '../core/events.ts';
 import type { ClientOid } from '../core/ids.ts';
@@ -110,7 +110,7 @@ export class CancelRequests {
     for (const o of [...this.#open.values()]) {
       if (scope.strategy !== undefined && o.strategy !== scope.strategy) continue;
       if (scope.symbol !== undefined && o.symbol !== scope.symbol) continue;
-      if (scope.keepProtectivePlans === true && isProtectivePlan(o)) continue;
+      if (keptOnCancelAll(o, scope.keepProtectivePlans === true)) continue;
       const how = this.request(o, scope.retryRefused === true);
       if (how === 'local') local++;
       else if (how === 'requested') requested++;

@@ -9,6 +9,7 @@
 //   4. a pending kill request (written while no runner read it) is acknowledged.
 // The embedded paper venue lives inside a runner's process: once no runner is up, its orders exist
 // nowhere, so they are closed locally (as `run` does at start).
+import { keptOnCancelAll } from '../core/intents.ts';
 import type { Logger } from 'pino';
 import { asyncScheduler } from 'rxjs';
 import type { Config } from '../config/schema.ts';
@@ -63,6 +64,8 @@ export interface DirectKillResult {
   readonly adopted: number;
   /** Orders still not terminal at the end (outcome unknown, or the cancel unconfirmed). */
   readonly stillOpen: readonly Order[];
+  /** Protective plan orders left resting on purpose (orders.keepProtectivePlans). */
+  readonly keptPlans: readonly Order[];
 }
 
 function credentialsFor(config: Config, env: Env): Credentials | undefined {
@@ -153,6 +156,7 @@ export async function killDirectly(o: DirectKillOptions): Promise<DirectKillResu
         cancelRequests: 0,
         adopted: 0,
         stillOpen: store.openOrders(),
+        keptPlans: [],
       };
     }
     try {
@@ -186,6 +190,7 @@ async function cancelAtVenue(
   const { config, log } = o;
   const deadline = now() + o.deadlineMs;
   const left = (): number => Math.max(0, deadline - now());
+  const keep = config.orders.keepProtectivePlans;
   await venue.prepare();
   const timers: Timers = schedulerTimers(asyncScheduler);
   const engine: Engine = createEngine({
@@ -229,6 +234,7 @@ async function cancelAtVenue(
       timers,
       log: log.child({ component: 'recovery' }),
       cancelOnStart: true,
+      keepProtectivePlans: keep,
       attempts: 3,
       retryDelayMs: 500,
       cancelDeadlineMs: left(),
@@ -236,12 +242,12 @@ async function cancelAtVenue(
     local += report.canceled.local;
     requested += report.canceled.requested;
     // Cancels answered but not yet seen as canceled in history, or refused: reconcile and try again.
-    while (engine.openOrders().length > 0 && left() > 0) {
+    while (engine.openOrders().some((x) => !keptOnCancelAll(x, keep)) && left() > 0) {
       await delay(timers, Math.min(1_000, left()));
       await reconciler.reconcileOnce().catch((e: unknown) => {
         log.warn({ err: e }, 'kill: reconciliation failed; retrying until the deadline');
       });
-      const again = engine.cancelAll({ retryRefused: true });
+      const again = engine.cancelAll({ retryRefused: true, keepProtectivePlans: keep });
       local += again.local;
       requested += again.requested;
       if (again.requested > 0) await cancelsSettled(engine, timers, left());
@@ -251,7 +257,8 @@ async function cancelAtVenue(
     await engine.shutdown(Math.min(left(), 2_000));
     engine.executor.stop();
   }
-  const stillOpen = store.openOrders();
+  const stillOpen = store.openOrders().filter((x) => !keptOnCancelAll(x, keep));
+  const keptPlans = store.openOrders().filter((x) => keptOnCancelAll(x, keep));
   if (stillOpen.length > 0) {
     log.warn(
       { count: stillOpen.length, orders: stillOpen.map((x) => `${x.clientOid}:${x.status}`) },
@@ -265,5 +272,6 @@ async function cancelAtVenue(
     cancelRequests: requested,
     adopted,
     stillOpen,
+    keptPlans,
   };
 }

@@ -4,6 +4,7 @@
 // no open order, both within the deadline.
 import { randomUUID } from 'node:crypto';
 import { StoreError } from '../core/errors.ts';
+import { keptOnCancelAll } from '../core/intents.ts';
 import { isTerminal, type Order } from '../core/orders.ts';
 import { TRADING_STATE_META } from '../engine/trading-guard.ts';
 import type { LeaseHolder } from '../store/lease.ts';
@@ -34,6 +35,8 @@ export interface ViaRunnerOptions {
   readonly sleep?: (ms: number) => Promise<void>;
   /** Progress lines for the operator. */
   readonly say?: (line: string) => void;
+  /** Protective plan orders stay resting (orders.keepProtectivePlans): not waited for. Default true. */
+  readonly keepProtectivePlans?: boolean;
 }
 
 export interface ViaRunnerResult {
@@ -42,8 +45,10 @@ export interface ViaRunnerResult {
   readonly ack?: KillAck;
   readonly signaled: boolean;
   readonly tradingState: string;
-  /** Orders still not terminal when we stopped waiting. */
+  /** Orders still not terminal when we stopped waiting (kept protective plans aside). */
   readonly stillOpen: readonly Order[];
+  /** Protective plan orders left resting on purpose (orders.keepProtectivePlans). */
+  readonly keptPlans: readonly Order[];
 }
 
 const defaultSleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -83,7 +88,9 @@ export async function killViaRunner(o: ViaRunnerOptions): Promise<ViaRunnerResul
 
   const deadline = now() + o.deadlineMs;
   let ack: KillAck | undefined;
-  const open = (): Order[] => o.store.openOrders().filter((x) => !isTerminal(x.status));
+  const keep = o.keepProtectivePlans ?? true;
+  const live = (): Order[] => o.store.openOrders().filter((x) => !isTerminal(x.status));
+  const open = (): Order[] => live().filter((x) => !keptOnCancelAll(x, keep));
   for (;;) {
     if (ack === undefined) {
       const a = readMetaJson(getMeta, CONTROL_META.killAck, KillAckSchema);
@@ -102,5 +109,6 @@ export async function killViaRunner(o: ViaRunnerOptions): Promise<ViaRunnerResul
     signaled,
     tradingState: o.store.getMeta(TRADING_STATE_META) ?? 'ACTIVE',
     stillOpen: open(),
+    keptPlans: live().filter((x) => keptOnCancelAll(x, keep)),
   };
 }

@@ -35,6 +35,8 @@ export interface RecoveryDeps {
   readonly timers: Timers;
   readonly log: Logger;
   readonly cancelOnStart: boolean;
+  /** With cancelOnStart: protective plan orders stay resting (orders.keepProtectivePlans). Default true. */
+  readonly keepProtectivePlans?: boolean;
   /** Attempts of the start-up reconciliation before giving up. Default 5. */
   readonly attempts?: number;
   /** Delay between attempts (doubles each time). Default 1000 ms. */
@@ -104,7 +106,7 @@ export async function recover(d: RecoveryDeps): Promise<RecoveryReport> {
 
   let canceled = { local: 0, requested: 0 };
   if (d.cancelOnStart) {
-    canceled = d.engine.cancelAll({ retryRefused: true });
+    canceled = d.engine.cancelAll({ retryRefused: true, keepProtectivePlans: d.keepProtectivePlans ?? true });
     d.log.info(canceled, 'recovery: canceling every open order (orders.cancelOnStart)');
     if (!(await cancelsSettled(d.engine, d.timers, d.cancelDeadlineMs ?? 10_000))) {
       d.log.warn('recovery: start-up cancels did not all complete in time; reconciliation follows them');

@@ -122,6 +122,7 @@ async function viaRunner(
       reason: flags.reason,
       deadlineMs,
       say: (line) => ctx.out.info(`capibot kill: ${line}`),
+      keepProtectivePlans: config.orders.keepProtectivePlans,
     });
     const ok = r.ack !== undefined && r.tradingState === 'HALTED' && r.stillOpen.length === 0;
     if (flags.json === true) {
@@ -134,9 +135,10 @@ async function viaRunner(
         acknowledged: r.ack !== undefined,
         tradingState: r.tradingState,
         stillOpen: r.stillOpen.map((o) => ({ clientOid: o.clientOid, symbol: o.symbol, status: o.status })),
+        keptPlans: r.keptPlans.map(keptLine),
       });
     } else if (ok) {
-      ctx.out.data(`HALTED by the runner (pid ${holder.pid}); no open order left.`);
+      ctx.out.data(`HALTED by the runner (pid ${holder.pid}); no open order left${keptText(r.keptPlans)}.`);
     }
     if (r.ack === undefined) {
       ctx.out.error(
@@ -174,12 +176,14 @@ async function direct(config: Config, flags: KillFlags, deadlineMs: number, ctx:
         cancelRequests: r.cancelRequests,
         adopted: r.adopted,
         stillOpen: r.stillOpen.map((o) => ({ clientOid: o.clientOid, symbol: o.symbol, status: o.status })),
+        keptPlans: r.keptPlans.map(keptLine),
       });
     } else {
       ctx.out.data(
         `HALTED (no runner was up; done directly on ${r.venue}): ${r.openBefore} open order(s) before, ` +
           `${r.cancelRequests} cancel request(s) sent, ${r.canceledLocally} closed locally` +
-          `${r.adopted > 0 ? `, ${r.adopted} unknown order(s) of ours found at the exchange` : ''}.`,
+          `${r.adopted > 0 ? `, ${r.adopted} unknown order(s) of ours found at the exchange` : ''}` +
+          `${keptText(r.keptPlans)}.`,
       );
     }
     if (!ok) {
@@ -192,6 +196,20 @@ async function direct(config: Config, flags: KillFlags, deadlineMs: number, ctx:
   } finally {
     root.flush();
   }
+}
+
+/** A kept protective plan, as the JSON answer lists it. */
+function keptLine(o: Order): { clientOid: string; symbol: string; side: string; triggerPrice: string } {
+  return { clientOid: o.clientOid, symbol: o.symbol, side: o.side, triggerPrice: o.triggerPrice?.toFixed() ?? '' };
+}
+
+/** What the kill did with protective plans, said in its summary line. */
+function keptText(kept: readonly Order[]): string {
+  if (kept.length === 0) return '';
+  return (
+    `; ${kept.length} protective plan order(s) (stop-loss / take-profit) left resting at the exchange ` +
+    '(orders.keepProtectivePlans: true; set it false to cancel them too)'
+  );
 }
 
 async function reset(config: Config, flags: KillFlags, ctx: CliContext): Promise<void> {
