@@ -13,8 +13,7 @@ import {
   SKIP_REDIS,
   findRedisServer,
   freePort,
-  startRedis,
-  type RedisProcess,
+  redisForSuite,
 } from '../helpers/redis-server.ts';
 import { paperConfig } from './paper-config.ts';
 
@@ -30,15 +29,13 @@ function config(store: string, redisUrl: string) {
 }
 
 describe.skipIf(SKIP_REDIS)('capibot run with budget.shared', () => {
-  let server: RedisProcess | undefined;
+  const redisServer = redisForSuite();
   let dir: string | undefined;
 
-  beforeAll(async () => {
+  beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), 'capibot-run-shared-'));
-    if (findRedisServer() !== undefined) server = await startRedis();
   });
-  afterAll(async () => {
-    await server?.stop();
+  afterAll(() => {
     if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
   });
 
@@ -47,6 +44,7 @@ describe.skipIf(SKIP_REDIS)('capibot run with budget.shared', () => {
   });
 
   it('two runs share one budget in Redis and leave it when they stop', async () => {
+    const server = redisServer();
     if (server === undefined || dir === undefined) return expect.fail(REDIS_MISSING);
     const url = server.url;
     const base = dir;
