@@ -125,22 +125,15 @@ describe('capibot store prune (end to end)', () => {
       simLegs[0]?.long.qty ?? '0',
     );
 
-    const dry = await runCli([
-      'store',
-      'prune',
-      '--config',
-      cfg,
-      '--before',
-      String(before),
-      '--dry-run',
-      '--json',
-    ]);
+    const prune = (...flags: string[]) =>
+      runCli(['store', 'prune', '--config', cfg, '--before', String(before), ...flags]);
+    const dry = await prune('--dry-run', '--json');
     expect(dry.code, dry.stderr).toBe(0);
     const planned = JSON.parse(dry.stdout) as PruneStoreOutput;
     expect(planned.orders).toBeGreaterThan(5);
     expect(planned.fills).toBeGreaterThan(0);
 
-    const real = await runCli(['store', 'prune', '--config', cfg, '--before', String(before), '--json']);
+    const real = await prune('--json');
     expect(real.code, real.stderr).toBe(0);
     const done = JSON.parse(real.stdout) as PruneStoreOutput;
     const counts = (r: PruneStoreOutput) => ({
@@ -169,18 +162,10 @@ describe('capibot store prune (end to end)', () => {
     // A second run recovers on the pruned store and trades; a prune is refused while it runs.
     const second = startCli(['run', '--config', cfg, '--duration-s', '6']);
     await second.waitFor(/capibot run: trading/);
-    const refused = await runCli(['store', 'prune', '--config', cfg, '--before', String(before)]);
+    const refused = await prune();
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/a runner holds .* stop it before pruning/);
-    const dryWhileRunning = await runCli([
-      'store',
-      'prune',
-      '--config',
-      cfg,
-      '--before',
-      String(before),
-      '--dry-run',
-    ]);
+    const dryWhileRunning = await prune('--dry-run');
     expect(dryWhileRunning.code, dryWhileRunning.stderr).toBe(0);
     const end = await second.exited;
     expect(end.code, end.stderr).toBe(0);
