@@ -19,14 +19,14 @@
 // several loops over the lines already in memory (decompression excluded): the strictest baseline.
 // Wall-clock rates are given too; on a shared machine CPU time is the steadier figure.
 import { execFile } from 'node:child_process';
-import { createWriteStream, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
-import { gunzipSync, createGzip } from 'node:zlib';
 import { isStrategyDefinition, type StrategyDefinition } from '../src/strategy/define.ts';
+import { gzipLines, pollLines } from './recording-files.ts';
 import { strategyFloor } from './strategy-floor.ts';
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -144,13 +144,6 @@ function configText(file = STRATEGY, params: object = PARAMS): string {
   ].join('\n');
 }
 
-/** The recording's poll lines (decompressed; the meta line left out). */
-function pollLines(path: string): string[] {
-  const raw = readFileSync(path);
-  const text = (raw[0] === 0x1f && raw[1] === 0x8b ? gunzipSync(raw) : raw).toString('utf8');
-  return text.split('\n').filter((l) => l.startsWith('{"t"'));
-}
-
 /** CPU milliseconds of the best of `runs` bare JSON.parse loops over `lines`. */
 function bareParseCpuMs(lines: readonly string[], runs = 5): number {
   let best = Number.POSITIVE_INFINITY;
@@ -174,33 +167,18 @@ async function writeRepeated(lines: readonly string[], factor: number, path: str
   const last = JSON.parse(lines[lines.length - 1] as string) as { t: number };
   const second = lines.length > 1 ? (JSON.parse(lines[1] as string) as { t: number }).t : first.t + 1_000;
   const shift = last.t - first.t + Math.max(1, second - first.t);
-  const gz = createGzip();
-  const file = createWriteStream(path);
-  const done = new Promise<void>((ok, fail) => {
-    file.on('finish', ok);
-    file.on('error', fail);
-  });
-  gz.pipe(file);
-  const write = (s: string): Promise<void> =>
-    gz.write(s) ? Promise.resolve() : new Promise((ok) => gz.once('drain', () => ok()));
-  await write(`${JSON.stringify({ meta: { source: `bench/replay.ts: ${factor}× time-shifted copies` } })}\n`);
+  const out = gzipLines(path);
+  await out.line(JSON.stringify({ meta: { source: `bench/replay.ts: ${factor}× time-shifted copies` } }));
   for (let k = 0; k < factor; k++) {
-    let chunk = '';
     for (const l of lines) {
       const p = JSON.parse(l) as { t: number; tickers: { timestamp?: string }[] };
       p.t += k * shift;
       for (const t of p.tickers)
         if (t.timestamp !== undefined) t.timestamp = String(Number(t.timestamp) + k * shift);
-      chunk += `${JSON.stringify(p)}\n`;
-      if (chunk.length > 1 << 20) {
-        await write(chunk);
-        chunk = '';
-      }
+      await out.line(JSON.stringify(p));
     }
-    if (chunk.length > 0) await write(chunk);
   }
-  gz.end();
-  await done;
+  await out.end();
 }
 
 async function replayInChild(config: string, recording: string): Promise<ChildResult> {

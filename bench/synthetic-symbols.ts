@@ -12,8 +12,8 @@
 //
 // The strategies of the benchmark watch the same five symbols (TRADED) in the 5-symbol and in the
 // 200-symbol recording: their tickers are byte-for-byte the same in both, only the others are added.
-import { createWriteStream, readFileSync } from 'node:fs';
-import { createGzip, gunzipSync } from 'node:zlib';
+import { RECORDED_TICKER_KEYS } from '../src/market/recording/fast-line.ts';
+import { gzipLines, pollLines } from './recording-files.ts';
 
 /** The symbols the benchmark's strategies trade: the real one and four synthetic ones spread out. */
 export const TRADED: readonly string[] = [
@@ -27,18 +27,7 @@ export const TRADED: readonly string[] = [
 const REAL = 'cmt_btcusdt';
 const PRICE_KEYS = ['last', 'best_ask', 'best_bid', 'high_24h', 'low_24h'] as const;
 /** Ticker keys in the order the bundled recordings write them. */
-const KEYS = [
-  'symbol',
-  'last',
-  'best_ask',
-  'best_bid',
-  'high_24h',
-  'low_24h',
-  'volume_24h',
-  'timestamp',
-  'priceChangePercent',
-  'base_volume',
-] as const;
+const KEYS = RECORDED_TICKER_KEYS;
 
 type Row = Record<(typeof KEYS)[number], string>;
 
@@ -60,11 +49,8 @@ export function symbolsOf(count: number): string[] {
 
 /** The source's poll rows: `t` and its first ticker (the FTX month holds one per poll). */
 function sourceRows(path: string): { t: number; row: Row }[] {
-  const raw = readFileSync(path);
-  const text = (raw[0] === 0x1f && raw[1] === 0x8b ? gunzipSync(raw) : raw).toString('utf8');
   const out: { t: number; row: Row }[] = [];
-  for (const line of text.split('\n')) {
-    if (!line.startsWith('{"t"')) continue;
+  for (const line of pollLines(path)) {
     const p = JSON.parse(line) as { t: number; tickers: Row[] };
     const row = p.tickers.find((r) => r.symbol === REAL);
     if (row !== undefined) out.push({ t: p.t, row });
@@ -109,23 +95,14 @@ export async function writeSyntheticRecording(
   if (o.polls > rows.length) throw new RangeError(`${source} holds ${rows.length} polls, not ${o.polls}`);
   const symbols = symbolsOf(o.symbols);
   const synthetic = symbols.map((s) => (s === REAL ? 0 : Number(s.slice(7, 10))));
-  const gz = createGzip({ level: 1 });
-  const file = createWriteStream(out);
-  const done = new Promise<void>((ok, fail) => {
-    file.on('finish', ok);
-    file.on('error', fail);
-  });
-  gz.pipe(file);
-  const write = (s: string): Promise<void> =>
-    gz.write(s) ? Promise.resolve() : new Promise((ok) => gz.once('drain', () => ok()));
+  const file = gzipLines(out, 1);
   const meta = {
     format: 'capibot-recording/1',
     title: `SYNTHETIC: ${o.polls} polls × ${o.symbols} symbols, widened from ${source} (bench/synthetic-symbols.ts)`,
     note: 'Benchmark input only: one real symbol, the others derived from it. Not market data.',
     symbols,
   };
-  await write(`${JSON.stringify({ meta })}\n`);
-  let chunk = '';
+  await file.line(JSON.stringify({ meta }));
   let pollChars = 0;
   for (let i = 0; i < o.polls; i++) {
     const { t, row } = rows[i] as { t: number; row: Row };
@@ -143,16 +120,10 @@ export async function writeSyntheticRecording(
       for (const key of PRICE_KEYS) r[key] = scaled(src[key], m, e);
       parts.push(rowText(r));
     }
-    chunk += `{"t":${t},"tickers":[${parts.join(',')}]}\n`;
-    if (chunk.length > 1 << 20) {
-      pollChars += chunk.length;
-      await write(chunk);
-      chunk = '';
-    }
+    const line = `{"t":${t},"tickers":[${parts.join(',')}]}`;
+    pollChars += line.length + 1;
+    await file.line(line);
   }
-  pollChars += chunk.length;
-  if (chunk.length > 0) await write(chunk);
-  gz.end();
-  await done;
+  await file.end();
   return { path: out, polls: o.polls, symbols: o.symbols, pollChars };
 }

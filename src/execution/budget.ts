@@ -189,8 +189,8 @@ export function tryConsume(
 ): ConsumeResult {
   const t = Math.max(now, state.clock);
   const cost = costOf(endpoint);
-  let weights = expire(state.weights, t);
-  let orders = expire(state.orders, t);
+  const weights = expire(state.weights, t);
+  const orders = expire(state.orders, t);
   const limits = effectiveLimits(state.config, factorAt(state, t));
   const fitsAt = Math.max(
     t,
@@ -202,14 +202,37 @@ export function tryConsume(
   if (fitsAt > t) {
     return { granted: false, waitMs: fitsAt - t, state: moved(state, weights, orders, t, state.totals) };
   }
+  return { granted: true, state: granted(state, weights, orders, t, cost) };
+}
+
+/**
+ * Records a request granted elsewhere (by the shared budget in Redis) at `now`, without a check: in
+ * the window and the totals, exactly as `tryConsume` records a grant.
+ */
+export function recordGrant(
+  state: BudgetState,
+  now: number,
+  endpoint: EndpointId | RequestCost,
+): BudgetState {
+  const t = Math.max(now, state.clock);
+  return granted(state, expire(state.weights, t), expire(state.orders, t), t, costOf(endpoint));
+}
+
+/** `state` (its logs expired to `t`) with one request of `cost` granted at `t`. */
+function granted(
+  state: BudgetState,
+  weights: WindowLog,
+  orders: WindowLog,
+  t: number,
+  cost: RequestCost,
+): BudgetState {
   if (cost.ipWeight > 0 || cost.uidWeight > 0) weights = append(weights, t, [cost.ipWeight, cost.uidWeight]);
   if (cost.orderRateCapped) orders = append(orders, t, [1]);
-  const totals = {
+  return moved(state, weights, orders, t, {
     ipWeight: state.totals.ipWeight + cost.ipWeight,
     uidWeight: state.totals.uidWeight + cost.uidWeight,
     requests: state.totals.requests + 1,
-  };
-  return { granted: true, state: moved(state, weights, orders, t, totals) };
+  });
 }
 
 /**

@@ -9,6 +9,7 @@
 // `parseClientOid` accepts exactly the ids `formatClientOid` produces, so reconciliation can tell
 // capibot's orders (and which strategy placed them) from anything else on the account.
 import { ConfigError, InvariantViolation } from '../core/errors.ts';
+import { fnv1a32 } from '../core/hash.ts';
 import { clientOid, isValidClientOid, type ClientOid } from '../core/ids.ts';
 
 export const CLIENT_OID_PREFIX_PATTERN = /^[A-Za-z0-9]{1,8}$/;
@@ -18,16 +19,6 @@ const SEQUENCE_PATTERN = /^(?:0|[1-9a-z][0-9a-z]{0,10})$/;
 
 const STRATEGY_PART_MAX = 16;
 const HASH_CHARS = 7;
-
-/** 32-bit FNV-1a over UTF-16 code units. */
-function fnv1a32(text: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) {
-    h ^= text.charCodeAt(i);
-    h = Math.imul(h, 0x01000193) >>> 0;
-  }
-  return h >>> 0;
-}
 
 /** The strategy part of the client_oids of a strategy (the id itself when it is a valid config id). */
 export function strategyOidPart(strategy: string): string {

@@ -5,6 +5,7 @@ import { entries, expire } from '../core/sliding-window.ts';
 import {
   moved,
   onRateLimited,
+  recordGrant,
   tryConsume,
   usage,
   type BudgetState,
@@ -13,7 +14,6 @@ import {
 } from './budget.ts';
 import { consumeGroups } from './budget-groups.ts';
 import type { BudgetGate } from './budget-gate.ts';
-import { record } from './shared/fallback.ts';
 import type { ExecutorMetrics } from './executor-types.ts';
 
 export class RequestLedger {
@@ -43,7 +43,7 @@ export class RequestLedger {
   async consumeShared(gate: BudgetGate, now: () => number, endpoint: EndpointId): Promise<ConsumeResult> {
     const d = await gate.reserve(endpoint);
     if (!d.granted) return { granted: false, waitMs: d.waitMs, state: this.#budget };
-    this.#budget = record(this.#budget, now(), ENDPOINTS[endpoint]);
+    this.#budget = recordGrant(this.#budget, now(), endpoint);
     this.#requests[endpoint] = (this.#requests[endpoint] ?? 0) + 1;
     return { granted: true, state: this.#budget };
   }

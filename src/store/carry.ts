@@ -15,6 +15,7 @@
 // reconciliation never adopts, matches or cancels it. A leg without a strategy (fills of no known
 // order) gets a carry fill without client_oid, classified by its `direction`.
 import { StoreError } from '../core/errors.ts';
+import { fnv1a32 } from '../core/hash.ts';
 import { clientOid, orderId, tradeId, type ClientOid } from '../core/ids.ts';
 import type { Order } from '../core/orders.ts';
 import { averageEntry, type Position } from '../core/positions.ts';
@@ -34,14 +35,9 @@ export function isCarryFill(f: Pick<StoredFill, 'tradeId'>): boolean {
   return f.tradeId.startsWith(CARRY_ID);
 }
 
-/** 32-bit FNV-1a over UTF-16 code units, base 36. */
+/** 32-bit FNV-1a (as client_oids use it), base 36. */
 function hash36(text: string): string {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) {
-    h ^= text.charCodeAt(i);
-    h = Math.imul(h, 0x01000193) >>> 0;
-  }
-  return (h >>> 0).toString(36).padStart(7, '0');
+  return fnv1a32(text).toString(36).padStart(7, '0');
 }
 
 /** The carry rows of one leg; `at` is the time of the last fill it replaces. */

@@ -54,6 +54,15 @@ function insertSorted<T>(xs: T[], x: T, key: (x: T) => number): void {
   xs.splice(lo, 0, x);
 }
 
+/**
+ * Replaces the contents of `xs` by `items`, in place (not `splice(0, n, ...items)`: spreading an array
+ * into arguments throws a RangeError past about 120 000 items).
+ */
+function refillArray<T>(xs: T[], items: readonly T[]): void {
+  xs.length = 0;
+  for (const x of items) xs.push(x);
+}
+
 /** Removes `x` from `xs` (the last occurrence), if there. */
 function remove<T>(xs: T[], x: T): void {
   const i = xs.lastIndexOf(x);
@@ -404,11 +413,11 @@ export class MemoryStore implements OrderStore {
     return () => {
       refill(this.#orders, orders);
       refill(this.#open, open);
-      this.#terminal.splice(0, this.#terminal.length, ...terminal);
+      refillArray(this.#terminal, terminal);
       refill(this.#byOrderId, byOrderId);
       refill(this.#bySymbol, bySymbol);
       refill(this.#fills, fills);
-      this.#fillList.splice(0, this.#fillList.length, ...fillList);
+      refillArray(this.#fillList, fillList);
       refill(this.#fillsByOrder, fillsByOrder);
       this.#unattributed.clear();
       for (const t of unattributed) this.#unattributed.add(t);

@@ -16,50 +16,11 @@ import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SqliteStore } from '../../src/store/sqlite-store.ts';
+import { lcg, writeWalkRecording } from '../helpers/walk-recording.ts';
 
 const SEED = 20_240_719;
 const KILLS = 4;
 const T0 = 1_764_482_511_000;
-
-/** Deterministic uniform [0, 1) (the test must not depend on Math.random). */
-function lcg(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (Math.imul(s, 1_664_525) + 1_013_904_223) >>> 0;
-    return s / 2 ** 32;
-  };
-}
-
-function writeRecording(path: string, polls: number, stepMs: number): void {
-  const rnd = lcg(SEED);
-  const lines = [JSON.stringify({ meta: { format: 'capibot-recording/1', source: 'crash-recovery test' } })];
-  let price = 90_000;
-  for (let i = 0; i < polls; i++) {
-    price = Math.round((price + (rnd() - 0.5) * 30) * 10) / 10;
-    const t = T0 + i * stepMs;
-    const last = price.toFixed(1);
-    lines.push(
-      JSON.stringify({
-        t,
-        tickers: [
-          {
-            symbol: 'cmt_btcusdt',
-            last,
-            best_bid: last,
-            best_ask: (price + 0.1).toFixed(1),
-            high_24h: last,
-            low_24h: last,
-            volume_24h: '1000',
-            timestamp: String(t - 2),
-            priceChangePercent: '0',
-            base_volume: '10',
-          },
-        ],
-      }),
-    );
-  }
-  writeFileSync(path, `${lines.join('\n')}\n`);
-}
 
 function cleanEnv(): NodeJS.ProcessEnv {
   const env = { ...process.env };
@@ -162,7 +123,14 @@ describe('capibot run killed with SIGKILL at random moments (end to end)', () =>
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'capibot-crash-'));
-    writeRecording(join(dir, 'market.ndjson'), 900, 100);
+    writeWalkRecording(join(dir, 'market.ndjson'), {
+      seed: SEED,
+      t0: T0,
+      polls: 900,
+      stepMs: 100,
+      stride: 30,
+      source: 'crash-recovery test',
+    });
     writeFileSync(join(dir, 'faults.json'), JSON.stringify(FAULTS));
     sim = await startSim(join(dir, 'market.ndjson'), join(dir, 'faults.json'));
   });

@@ -6,7 +6,6 @@
 // runner holds the store. A second run on the same store against the same simulator then recovers
 // and trades: none of the pruned orders comes back (adopted from order history), and the positions
 // folded from the store still equal the simulator's.
-import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerStatus } from '../../src/cli/commands/status.ts';
@@ -25,45 +24,11 @@ import {
   writeConfig,
   type Sim,
 } from '../ops/helpers.ts';
+import { writeWalkRecording } from '../helpers/walk-recording.ts';
 
 const T0 = Date.now() - 365 * 86_400_000;
 const STEP_MS = 10_000;
 const POLLS = 6 * 360; // six hours of recorded time
-
-function writeRecording(path: string): void {
-  let s = 7;
-  const rnd = (): number => {
-    s = (Math.imul(s, 1_664_525) + 1_013_904_223) >>> 0;
-    return s / 2 ** 32;
-  };
-  const lines = [JSON.stringify({ meta: { format: 'capibot-recording/1', source: 'store-prune test' } })];
-  let price = 90_000;
-  for (let i = 0; i < POLLS; i++) {
-    price = Math.round((price + (rnd() - 0.5) * 40) * 10) / 10;
-    const t = T0 + i * STEP_MS;
-    const last = price.toFixed(1);
-    lines.push(
-      JSON.stringify({
-        t,
-        tickers: [
-          {
-            symbol: 'cmt_btcusdt',
-            last,
-            best_bid: last,
-            best_ask: (price + 0.1).toFixed(1),
-            high_24h: last,
-            low_24h: last,
-            volume_24h: '1000',
-            timestamp: String(t - 2),
-            priceChangePercent: '0',
-            base_volume: '10',
-          },
-        ],
-      }),
-    );
-  }
-  writeFileSync(path, `${lines.join('\n')}\n`);
-}
 
 interface SimLeg {
   readonly qty: string;
@@ -91,7 +56,14 @@ let storePath: string;
 beforeAll(async () => {
   const dir = tempDir('capibot-prune-');
   const data = join(dir, 'market.ndjson');
-  writeRecording(data);
+  writeWalkRecording(data, {
+    seed: 7,
+    t0: T0,
+    polls: POLLS,
+    stepMs: STEP_MS,
+    stride: 40,
+    source: 'store-prune test',
+  });
   sim = await startSim(
     ['--clock', 'realtime', '--speed', '1200', '--ip-weight', '5000', '--uid-weight', '5000'],
     data,
@@ -153,22 +125,15 @@ describe('capibot store prune (end to end)', () => {
       simLegs[0]?.long.qty ?? '0',
     );
 
-    const dry = await runCli([
-      'store',
-      'prune',
-      '--config',
-      cfg,
-      '--before',
-      String(before),
-      '--dry-run',
-      '--json',
-    ]);
+    const prune = (...flags: string[]) =>
+      runCli(['store', 'prune', '--config', cfg, '--before', String(before), ...flags]);
+    const dry = await prune('--dry-run', '--json');
     expect(dry.code, dry.stderr).toBe(0);
     const planned = JSON.parse(dry.stdout) as PruneStoreOutput;
     expect(planned.orders).toBeGreaterThan(5);
     expect(planned.fills).toBeGreaterThan(0);
 
-    const real = await runCli(['store', 'prune', '--config', cfg, '--before', String(before), '--json']);
+    const real = await prune('--json');
     expect(real.code, real.stderr).toBe(0);
     const done = JSON.parse(real.stdout) as PruneStoreOutput;
     const counts = (r: PruneStoreOutput) => ({
@@ -197,18 +162,10 @@ describe('capibot store prune (end to end)', () => {
     // A second run recovers on the pruned store and trades; a prune is refused while it runs.
     const second = startCli(['run', '--config', cfg, '--duration-s', '6']);
     await second.waitFor(/capibot run: trading/);
-    const refused = await runCli(['store', 'prune', '--config', cfg, '--before', String(before)]);
+    const refused = await prune();
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/a runner holds .* stop it before pruning/);
-    const dryWhileRunning = await runCli([
-      'store',
-      'prune',
-      '--config',
-      cfg,
-      '--before',
-      String(before),
-      '--dry-run',
-    ]);
+    const dryWhileRunning = await prune('--dry-run');
     expect(dryWhileRunning.code, dryWhileRunning.stderr).toBe(0);
     const end = await second.exited;
     expect(end.code, end.stderr).toBe(0);

@@ -9,6 +9,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { Redis } from 'ioredis';
+import { afterAll, beforeAll } from 'vitest';
 
 export const SKIP_REDIS = process.env.CAPIBOT_SKIP_REDIS === '1';
 
@@ -107,4 +108,19 @@ export async function startRedis(): Promise<RedisProcess> {
       await rm(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * For a describe block: a redis-server started before its tests (when one is installed) and stopped
+ * after them. The getter answers undefined when there is none (the tests then fail with REDIS_MISSING).
+ */
+export function redisForSuite(): () => RedisProcess | undefined {
+  let server: RedisProcess | undefined;
+  beforeAll(async () => {
+    if (findRedisServer() !== undefined) server = await startRedis();
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+  return () => server;
 }

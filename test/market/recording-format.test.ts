@@ -4,7 +4,7 @@ import { isDecimalString } from '../../src/core/decimal.ts';
 import { BadInputError } from '../../src/core/errors.ts';
 import type { RecordedPoll } from '../../src/core/market.ts';
 import { tickerRows } from '../../src/core/ticker-rows.ts';
-import { parseCommonPollLine } from '../../src/market/recording/fast-line.ts';
+import { parseCommonPollLine, TICKER_KEYS } from '../../src/market/recording/fast-line.ts';
 import {
   isDecimalText,
   RECORDING_DECIMAL,
@@ -142,20 +142,7 @@ describe('recording line checks', () => {
   });
 
   // The fast path of the reader must be JSON.parse + the structural check, only faster.
-  const tickerKeys = [
-    'symbol',
-    'last',
-    'best_ask',
-    'best_bid',
-    'high_24h',
-    'low_24h',
-    'volume_24h',
-    'timestamp',
-    'priceChangePercent',
-    'base_volume',
-    'markPrice',
-    'indexPrice',
-  ];
+  const tickerKeys = [...TICKER_KEYS];
   const tickerObject = fc
     .tuple(
       fc.shuffledSubarray(tickerKeys, { minLength: 8 }),

@@ -3,10 +3,9 @@
 // exported), and a run whose Redis does not answer refuses to start.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseConfigText } from '../../src/config/load.ts';
 import { accountKeys } from '../../src/execution/shared/redis-budget.ts';
 import { runTrading } from '../../src/runner/runner.ts';
 import {
@@ -14,56 +13,29 @@ import {
   SKIP_REDIS,
   findRedisServer,
   freePort,
-  startRedis,
-  type RedisProcess,
+  redisForSuite,
 } from '../helpers/redis-server.ts';
+import { paperConfig } from './paper-config.ts';
 
-const RECORDING = resolve('test/fixtures/recordings/sim-small.ndjson');
-const CHURN = resolve('test/fixtures/strategies/churn.ts');
-
+/** The paper config, drawing its budget from Redis at `redisUrl`. */
 function config(store: string, redisUrl: string) {
-  const yaml = [
-    'mode: paper',
-    'store:',
-    `  path: ${store}`,
-    'strategies:',
-    '  - id: churn',
-    `    file: ${CHURN}`,
-    'paper:',
-    '  venue: embedded',
-    '  source: recording',
-    `  data: ${RECORDING}`,
-    '  clock: realtime',
-    '  speed: 2',
-    'polling:',
-    '  tickersMs: 150',
-    '  fillsMs: 200',
-    '  historyMs: 300',
-    '  staleAfterMs: 2000',
+  return paperConfig(store, [
     'budget:',
     '  shared:',
     `    url: ${redisUrl}`,
     '    account: test-account',
     '    heartbeatMs: 100',
-    'metrics:',
-    '  port: 0',
-    'shutdown:',
-    '  drainDeadlineMs: 1000',
-    '',
-  ].join('\n');
-  return parseConfigText(yaml, 'test.yaml', {});
+  ]);
 }
 
 describe.skipIf(SKIP_REDIS)('capibot run with budget.shared', () => {
-  let server: RedisProcess | undefined;
+  const redisServer = redisForSuite();
   let dir: string | undefined;
 
-  beforeAll(async () => {
+  beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), 'capibot-run-shared-'));
-    if (findRedisServer() !== undefined) server = await startRedis();
   });
-  afterAll(async () => {
-    await server?.stop();
+  afterAll(() => {
     if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
   });
 
@@ -72,6 +44,7 @@ describe.skipIf(SKIP_REDIS)('capibot run with budget.shared', () => {
   });
 
   it('two runs share one budget in Redis and leave it when they stop', async () => {
+    const server = redisServer();
     if (server === undefined || dir === undefined) return expect.fail(REDIS_MISSING);
     const url = server.url;
     const base = dir;

@@ -3,51 +3,20 @@
 // the single-instance store lease.
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { parseConfigText } from '../../src/config/load.ts';
 import { ConfigError, StoreError } from '../../src/core/errors.ts';
 import { CONTROL_SIGNAL } from '../../src/ops/control-protocol.ts';
 import { runTrading } from '../../src/runner/runner.ts';
 import { SqliteStore } from '../../src/store/sqlite-store.ts';
-
-const RECORDING = resolve('test/fixtures/recordings/sim-small.ndjson');
-const CHURN = resolve('test/fixtures/strategies/churn.ts');
+import { CHURN, paperConfig } from './paper-config.ts';
 
 let dir: string | undefined;
 afterEach(() => {
   if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
   dir = undefined;
 });
-
-function paperConfig(store: string, extra: string[] = []): ReturnType<typeof parseConfigText> {
-  const yaml = [
-    'mode: paper',
-    'store:',
-    `  path: ${store}`,
-    'strategies:',
-    '  - id: churn',
-    `    file: ${CHURN}`,
-    'paper:',
-    '  venue: embedded',
-    '  source: recording',
-    `  data: ${RECORDING}`,
-    '  clock: realtime',
-    '  speed: 2',
-    'polling:',
-    '  tickersMs: 150',
-    '  fillsMs: 200',
-    '  historyMs: 300',
-    '  staleAfterMs: 2000',
-    'metrics:',
-    '  port: 0',
-    'shutdown:',
-    '  drainDeadlineMs: 1000',
-    ...extra,
-    '',
-  ].join('\n');
-  return parseConfigText(yaml, 'test.yaml', {});
-}
 
 /** A paper run on `store` for `durationMs`, with the lines it says to the terminal. */
 async function runFor(store: string, durationMs: number): Promise<{ exitCode: number; said: string[] }> {

@@ -11,8 +11,7 @@
 //   one window so that its last grants have expired by then).
 // - Back on Redis, it replays what it granted in fallback as one entry at the rejoin time (later than
 //   the real grants, so they count at least as long), before its share stops being held back.
-import { append, expire } from '../../core/sliding-window.ts';
-import { moved, usage, type BudgetConfig, type BudgetState, type RequestCost } from '../budget.ts';
+import { usage, type BudgetConfig, type BudgetState, type RequestCost } from '../budget.ts';
 
 /** The budget config of a share (0 < share ≤ 1): the same product Redis holds back (lua.ts heldBack). */
 export function shareConfig(config: BudgetConfig, share: number): BudgetConfig {
@@ -40,20 +39,6 @@ export function enterShare(
     config: shareConfig(own.config, share),
     backoffUntil: Math.max(own.backoffUntil, at + quarantineMs(own.config, staleAfterMs)),
   };
-}
-
-/** Records a request granted elsewhere (by Redis) into a process's own window, without a check. */
-export function record(state: BudgetState, now: number, cost: RequestCost): BudgetState {
-  const t = Math.max(now, state.clock);
-  let weights = expire(state.weights, t);
-  let orders = expire(state.orders, t);
-  if (cost.ipWeight > 0 || cost.uidWeight > 0) weights = append(weights, t, [cost.ipWeight, cost.uidWeight]);
-  if (cost.orderRateCapped) orders = append(orders, t, [1]);
-  return moved(state, weights, orders, t, {
-    ipWeight: state.totals.ipWeight + cost.ipWeight,
-    uidWeight: state.totals.uidWeight + cost.uidWeight,
-    requests: state.totals.requests + 1,
-  });
 }
 
 /** A grant made while Redis could not see it. */

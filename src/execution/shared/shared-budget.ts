@@ -16,10 +16,17 @@ import type { Logger } from 'pino';
 import type { Clock } from '../../core/clock.ts';
 import { ENDPOINTS, type EndpointId } from '../../core/endpoints.ts';
 import { TransportError } from '../../core/errors.ts';
-import { createBudget, onRateLimited, tryConsume, type BudgetConfig, type BudgetState } from '../budget.ts';
+import {
+  createBudget,
+  onRateLimited,
+  recordGrant,
+  tryConsume,
+  type BudgetConfig,
+  type BudgetState,
+} from '../budget.ts';
 import type { BudgetGate, GateDecision } from '../budget-gate.ts';
 import type { CancelTimer, Timers } from '../timers.ts';
-import { enterShare, ownWindow, quarantineMs, record, unexpired, type UnseenGrant } from './fallback.ts';
+import { enterShare, ownWindow, quarantineMs, unexpired, type UnseenGrant } from './fallback.ts';
 import type { SharedBudgetMetrics } from './metrics.ts';
 import { RedisBudget, type Replay, type SharedSettings } from './redis-budget.ts';
 import type { HeartbeatReply, MemberShare } from './replies.ts';
@@ -153,7 +160,7 @@ export class SharedBudget implements BudgetGate {
         }
         this.#metrics.used(r.usage);
         if (r.status === 'granted') {
-          this.#own = record(this.#own, this.#clock.now(), ENDPOINTS[endpoint]);
+          this.#own = recordGrant(this.#own, this.#clock.now(), ENDPOINTS[endpoint]);
           return GRANTED;
         }
         return { granted: false, waitMs: r.waitMs < 0 ? this.#opts.heartbeatMs : r.waitMs };
@@ -196,7 +203,7 @@ export class SharedBudget implements BudgetGate {
       return { granted: false, waitMs: Math.min(r.waitMs, this.#opts.heartbeatMs) };
     }
     const cost = ENDPOINTS[endpoint];
-    this.#own = record(this.#own, now, cost);
+    this.#own = recordGrant(this.#own, now, cost);
     this.#unseen.push({ t: now, cost });
     return GRANTED;
   }

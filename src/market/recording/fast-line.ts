@@ -25,8 +25,8 @@ const TIMESTAMP = 2;
 const PRICE = 4;
 const OPTIONAL_PRICE = 5;
 
-/** Ticker keys taken on the fast path, with how their value is checked. */
-const KEYS: readonly string[] = [
+/** The keys every recorded ticker has, in the order the venue (and the bundled recordings) write them. */
+export const RECORDED_TICKER_KEYS = [
   'symbol',
   'last',
   'best_ask',
@@ -37,9 +37,15 @@ const KEYS: readonly string[] = [
   'timestamp',
   'priceChangePercent',
   'base_volume',
+] as const satisfies readonly (keyof WireTicker)[];
+
+/** Ticker keys taken on the fast path, with how their value is checked (KINDS). */
+export const TICKER_KEYS: readonly (keyof WireTicker)[] = [
+  ...RECORDED_TICKER_KEYS,
   'markPrice',
   'indexPrice',
 ];
+const KEYS: readonly string[] = TICKER_KEYS;
 const KINDS: readonly number[] = [
   SYMBOL,
   PRICE,

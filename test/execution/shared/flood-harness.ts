@@ -12,7 +12,7 @@ import { Executor, type ExecutorPort } from '../../../src/execution/executor.ts'
 import { noopSharedBudgetMetrics, type SharedBudgetMetrics } from '../../../src/execution/shared/metrics.ts';
 import { SharedBudget, type SharedBudgetOptions } from '../../../src/execution/shared/shared-budget.ts';
 import { schedulerTimers } from '../../../src/execution/timers.ts';
-import { signed } from '../../exchange/sim/helpers.ts';
+import { signed, startSim } from '../../exchange/sim/helpers.ts';
 
 export const wall = { now: (): number => Date.now() };
 
@@ -177,4 +177,35 @@ export function peakWindow(
     peak = Math.max(peak, sum);
   }
   return peak;
+}
+
+/** A flood's simulator, its members and what they sent. */
+export interface Flood {
+  readonly sim: Awaited<ReturnType<typeof startSim>>;
+  readonly members: readonly Member[];
+  readonly sent: Sent[];
+}
+
+/**
+ * Starts the simulator (VENUE limits, wall clock) and `count` members on `redisUrl` (undefined: each
+ * with its own budget), runs `fn`, then stops the members and the simulator whatever happened.
+ */
+export async function withFlood<T>(
+  count: number,
+  redisUrl: string | undefined,
+  options: SharedBudgetOptions & { timeoutMs: number },
+  fn: (f: Flood) => Promise<T>,
+): Promise<T> {
+  const sim = await startSim({ serverClock: wall, limits: VENUE });
+  const members: Member[] = [];
+  try {
+    for (let i = 0; i < count; i++) members.push(await member(i, redisUrl, options));
+    return await fn({ sim, members, sent: [] });
+  } finally {
+    for (const m of members) {
+      m.ex.stop();
+      await m.shared?.stop();
+    }
+    await sim.server.close();
+  }
 }

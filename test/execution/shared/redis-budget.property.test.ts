@@ -7,13 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENDPOINTS, type EndpointId } from '../../../src/core/endpoints.ts';
 import { createBudget, onRateLimited, tryConsume, usage } from '../../../src/execution/budget.ts';
 import { RedisBudget } from '../../../src/execution/shared/redis-budget.ts';
-import {
-  REDIS_MISSING,
-  SKIP_REDIS,
-  findRedisServer,
-  startRedis,
-  type RedisProcess,
-} from '../../helpers/redis-server.ts';
+import { REDIS_MISSING, SKIP_REDIS, findRedisServer, redisForSuite } from '../../helpers/redis-server.ts';
 
 const IDS = Object.keys(ENDPOINTS) as EndpointId[];
 const NO_SHARING = { cancelReserve: 0, staleAfterMs: 1e12, memberTtlMs: 1e13 };
@@ -54,18 +48,16 @@ const configArb = fc.record({
 });
 
 describe.skipIf(SKIP_REDIS)('Redis budget ≡ pure kernel', () => {
-  let server: RedisProcess | undefined;
+  const server = redisForSuite();
   let redis: Redis | undefined;
   let run = 0;
 
-  beforeAll(async () => {
-    if (findRedisServer() === undefined) return;
-    server = await startRedis();
-    redis = new Redis(server.url);
+  beforeAll(() => {
+    const s = server();
+    if (s !== undefined) redis = new Redis(s.url);
   });
-  afterAll(async () => {
+  afterAll(() => {
     redis?.disconnect();
-    await server?.stop();
   });
 
   it('finds redis-server', () => {

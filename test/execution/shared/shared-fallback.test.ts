@@ -1,16 +1,9 @@
 // Redis killed in the middle of a flood by two executors, then restarted: each executor falls back to
 // its half of the budget (logged once, counted once) after its quarantine, no 429 reaches it, and
 // both are back on the shared budget once Redis answers again; every read completes.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSim } from '../../exchange/sim/helpers.ts';
-import {
-  REDIS_MISSING,
-  SKIP_REDIS,
-  findRedisServer,
-  startRedis,
-  type RedisProcess,
-} from '../../helpers/redis-server.ts';
-import { BUDGET, VENUE, flood, member, peakWindow, wall, type Member, type Sent } from './flood-harness.ts';
+import { describe, expect, it } from 'vitest';
+import { REDIS_MISSING, SKIP_REDIS, redisForSuite } from '../../helpers/redis-server.ts';
+import { BUDGET, VENUE, flood, peakWindow, withFlood } from './flood-harness.ts';
 
 const OPTIONS = {
   timeoutMs: 500,
@@ -27,23 +20,12 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const count = (logs: readonly string[], text: string) => logs.filter((l) => l.includes(text)).length;
 
 describe.skipIf(SKIP_REDIS)('the shared budget when Redis dies and comes back', () => {
-  let server: RedisProcess | undefined;
-
-  beforeAll(async () => {
-    if (findRedisServer() !== undefined) server = await startRedis();
-  });
-  afterAll(async () => {
-    await server?.stop();
-  });
+  const server = redisForSuite();
 
   it('falls back to 1/N, logs it once, sends no 429-causing burst, and rejoins', async () => {
-    if (server === undefined) return expect.fail(REDIS_MISSING);
-    const redis = server;
-    const sim = await startSim({ serverClock: wall, limits: VENUE });
-    const members: Member[] = [];
-    const sent: Sent[] = [];
-    try {
-      for (let i = 0; i < 2; i++) members.push(await member(i, redis.url, OPTIONS));
+    const redis = server();
+    if (redis === undefined) return expect.fail(REDIS_MISSING);
+    await withFlood(2, redis.url, OPTIONS, async ({ sim, members, sent }) => {
       // Within a heartbeat or two, each holds half of the budget as its fallback share.
       await sleep(4 * OPTIONS.heartbeatMs);
       expect(members.map((m) => m.shared?.share)).toEqual([0.5, 0.5]);
@@ -82,12 +64,6 @@ describe.skipIf(SKIP_REDIS)('the shared budget when Redis dies and comes back', 
       console.log(
         `fallback: ${fb.length} reads sent in fallback, peak per member ${[0, 1].map((i) => peakWindow(fb, VENUE.windowMs, (s) => s.member === i)).join('/')} of share ${SHARE}, all ${sent.length} reads done, 429s 0`,
       );
-    } finally {
-      for (const m of members) {
-        m.ex.stop();
-        await m.shared?.stop();
-      }
-      await sim.server.close();
-    }
+    });
   });
 });

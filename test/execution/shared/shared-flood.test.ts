@@ -2,16 +2,9 @@
 // simulator over HTTP with reads. Sharing the budget through a real redis-server: no 429, and the
 // weight sent in any venue window stays within the budget. The same three each with a budget of
 // their own overrun the venue: the simulator answers 429s (the control proving the difference).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSim } from '../../exchange/sim/helpers.ts';
-import {
-  REDIS_MISSING,
-  SKIP_REDIS,
-  findRedisServer,
-  startRedis,
-  type RedisProcess,
-} from '../../helpers/redis-server.ts';
-import { BUDGET, VENUE, flood, member, peakWindow, wall, type Member, type Sent } from './flood-harness.ts';
+import { describe, expect, it } from 'vitest';
+import { REDIS_MISSING, SKIP_REDIS, findRedisServer, redisForSuite } from '../../helpers/redis-server.ts';
+import { BUDGET, VENUE, flood, peakWindow, withFlood } from './flood-harness.ts';
 
 const OPTIONS = {
   timeoutMs: 1_000,
@@ -27,40 +20,24 @@ const READS = 24; // history: IP 10, UID 10 each → 720 weight, about 4 windows
 const LIMIT = Math.floor(VENUE.ipWeightPerWindow * (BUDGET.safetyMargin ?? 1));
 
 async function runFlood(redisUrl: string | undefined) {
-  const sim = await startSim({ serverClock: wall, limits: VENUE });
-  const members: Member[] = [];
-  const sent: Sent[] = [];
-  try {
-    for (let i = 0; i < MEMBERS; i++) members.push(await member(i, redisUrl, OPTIONS));
+  return withFlood(MEMBERS, redisUrl, OPTIONS, async ({ sim, members, sent }) => {
     const started = Date.now();
     const results = await Promise.all(members.map((m, i) => flood(m, i, sim.url, 'history', READS, sent)));
     const elapsedMs = Date.now() - started;
     const stats = sim.server.venue.statsSnapshot();
     return { results, stats, sent, elapsedMs, peaks: members.map((m) => m.peakShared()) };
-  } finally {
-    for (const m of members) {
-      m.ex.stop();
-      await m.shared?.stop();
-    }
-    await sim.server.close();
-  }
+  });
 }
 
 describe.skipIf(SKIP_REDIS)('a budget shared by three executors through Redis', () => {
-  let server: RedisProcess | undefined;
-
-  beforeAll(async () => {
-    if (findRedisServer() !== undefined) server = await startRedis();
-  });
-  afterAll(async () => {
-    await server?.stop();
-  });
+  const redis = redisForSuite();
 
   it('finds redis-server', () => {
     if (findRedisServer() === undefined) expect.fail(REDIS_MISSING);
   });
 
   it('floods without a 429 and never sends more than the budget in a window', async () => {
+    const server = redis();
     if (server === undefined) return expect.fail(REDIS_MISSING);
     const r = await runFlood(server.url);
     const figures = `shared flood: ${r.stats.weightUsed.ip} weight in ${r.elapsedMs} ms, peak venue window ${peakWindow(r.sent, VENUE.windowMs)}/${VENUE.ipWeightPerWindow}, peak shared ${Math.max(...r.peaks.map((p) => p.used))}/${LIMIT}, 429s ${r.stats.rateLimited.total}, results ${JSON.stringify(r.results)}`;
