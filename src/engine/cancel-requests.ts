@@ -3,7 +3,7 @@ import { keptOnCancelAll } from '../core/intents.ts';
 import type { Clock } from '../core/clock.ts';
 import type { OrderEvent } from '../core/events.ts';
 import type { ClientOid } from '../core/ids.ts';
-import { isTerminal, type Order } from '../core/orders.ts';
+import { isTerminal, isUntriggeredPlan, type Order } from '../core/orders.ts';
 import type { Executor } from '../execution/executor.ts';
 import type { CancelAllResult, CancelScope } from './engine-types.ts';
 import type { Counters } from './metrics.ts';
@@ -98,6 +98,8 @@ export class CancelRequests {
     this.#executor.submitCancel({
       symbol: updated.symbol,
       clientOid: updated.clientOid,
+      // A plan not known to have fired is canceled with cancel_plan; its child with cancel_order.
+      ...(isUntriggeredPlan(updated) ? { plan: true } : {}),
       ...(updated.orderId !== undefined ? { orderId: updated.orderId } : {}),
     });
     return 'requested';

@@ -35,7 +35,10 @@ export const DEFAULT_EXECUTOR_OPTIONS: ExecutorOptions = Object.freeze({
   retryDelayMs: 1_000,
 });
 
-export type ExecutorPort = Pick<ExchangePort, 'placeOrder' | 'placeBatch' | 'cancelOrder'>;
+export type ExecutorPort = Pick<
+  ExchangePort,
+  'placeOrder' | 'placeBatch' | 'cancelOrder' | 'placePlan' | 'cancelPlan'
+>;
 
 export interface ExecutorDeps {
   readonly port: ExecutorPort;
@@ -76,6 +79,8 @@ export interface CancelRequestJob {
   readonly symbol: SymbolId;
   readonly clientOid: ClientOid;
   readonly orderId?: OrderId;
+  /** A plan order that has not fired (as far as we know): sent as cancel_plan. */
+  readonly plan?: boolean;
 }
 
 export interface QueueDepth {

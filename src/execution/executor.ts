@@ -291,7 +291,10 @@ export class Executor {
       case 'place':
         return this.#placements.prepare();
       case 'cancel':
-        return { endpoint: 'cancelOrder', launch: () => this.#retried.launchCancel(job) };
+        return {
+          endpoint: job.req.plan === true ? 'cancelPlan' : 'cancelOrder',
+          launch: () => this.#retried.launchCancel(job),
+        };
       case 'read':
         return { endpoint: job.endpoint, launch: () => this.#retried.launchRead(job) };
     }

@@ -1,8 +1,10 @@
 // The executor's placement path: staging until the end of the tick (or `coalesce` ms), planning each call from the whole pool as it may leave, write-ahead OrderSubmitted for every entry before its request leaves, per-entry answers; a placement whose outcome is unknown is NEVER resent, one refused by a 429 goes back to the pool.
 import type { Clock } from '../core/clock.ts';
+import { InvariantViolation } from '../core/errors.ts';
 import type { OrderEvent } from '../core/events.ts';
 import type { ClientOid } from '../core/ids.ts';
 import type { PlaceOutcome } from '../core/reports.ts';
+import type { PlanEntry } from '../exchange/port.ts';
 import type { Dispatcher } from './dispatcher.ts';
 import type { Prepared } from './jobs.ts';
 import type { ExecutorOptions, ExecutorPort, PlacementRequest } from './executor-types.ts';
@@ -110,7 +112,7 @@ export class Placements {
       return undefined;
     }
     return {
-      endpoint: call.kind === 'batch' ? 'batchOrders' : 'placeOrder',
+      endpoint: call.kind === 'batch' ? 'batchOrders' : call.kind === 'plan' ? 'planOrder' : 'placeOrder',
       launch: () => this.#launch(call),
     };
   }
@@ -163,15 +165,7 @@ export class Placements {
     } else {
       this.#ledger.singleCalls++;
     }
-    const request =
-      call.kind === 'batch'
-        ? () =>
-            this.#port.placeBatch(
-              call.symbol,
-              call.entries.map((e) => e.entry),
-            )
-        : () =>
-            this.#port.placeOrder(call.symbol, call.entry.entry).then((o): readonly PlaceOutcome[] => [o]);
+    const request = this.#request(call);
     this.#dispatcher.track(request, {
       ok: (outcomes) => {
         const events = placementEvents(
@@ -187,6 +181,33 @@ export class Placements {
       failed: (f) => this.#failed(entries, f),
     });
     this.#schedule();
+  }
+
+  /** The call's request: batchOrders, placeOrder, or plan_order (a plan's price is its execution price). */
+  #request(call: PlannedCall<PooledPlacement>): () => Promise<readonly PlaceOutcome[]> {
+    switch (call.kind) {
+      case 'batch':
+        return () =>
+          this.#port.placeBatch(
+            call.symbol,
+            call.entries.map((e) => e.entry),
+          );
+      case 'single':
+        return () =>
+          this.#port.placeOrder(call.symbol, call.entry.entry).then((o): readonly PlaceOutcome[] => [o]);
+      case 'plan': {
+        const { entry, triggerPrice } = call.entry;
+        if (triggerPrice === undefined) throw new InvariantViolation('a plan call without a trigger price');
+        const plan: PlanEntry = {
+          clientOid: entry.clientOid,
+          side: entry.side,
+          size: entry.size,
+          triggerPrice,
+          ...(entry.price !== undefined ? { executePrice: entry.price } : {}),
+        };
+        return () => this.#port.placePlan(call.symbol, plan).then((o): readonly PlaceOutcome[] => [o]);
+      }
+    }
   }
 
   #failed(entries: readonly PooledPlacement[], f: FailureDisposition): void {

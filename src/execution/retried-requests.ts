@@ -70,7 +70,8 @@ export class RetriedRequests {
       symbol: req.symbol,
       ...(req.orderId !== undefined ? { orderId: req.orderId } : { clientOid: req.clientOid }),
     };
-    this.#dispatcher.track(() => this.#port.cancelOrder(body), {
+    const send = req.plan === true ? () => this.#port.cancelPlan(body) : () => this.#port.cancelOrder(body);
+    this.#dispatcher.track(send, {
       ok: (outcome) => {
         this.#cancelKeys.delete(req.clientOid);
         this.#emit(cancelEvent(req.clientOid, outcome, this.#clock.now()));
