@@ -35,7 +35,7 @@ export type ReadThrough = <T>(endpoint: EndpointId, run: () => Promise<T>) => Pr
 /** A read straight to the port, outside any budget (last reconciliation after the executor stopped). */
 export const directRead: ReadThrough = (_endpoint, run) => run();
 
-export type ReconcilePort = Pick<ExchangePort, 'fills' | 'history' | 'planHistory'>;
+export type ReconcilePort = Pick<ExchangePort, 'fills' | 'history' | 'planHistory' | 'currentPlans'>;
 
 export interface FetchedFills {
   readonly fills: readonly FillReport[];
@@ -137,6 +137,11 @@ export async function fetchHistory(
 export interface FetchedPlans {
   readonly plans: readonly PlanReport[];
   readonly cursor: PlanCursor;
+  /**
+   * The earliest plan creation time these windows list completely, up to now (every symbol caught
+   * up, no window cut short by the page cap); `now + 1` when they do not reach now.
+   */
+  readonly coversSince: number;
 }
 
 /** Walks each symbol's plan-order history forward from its cursor, paging inside each window. */
@@ -151,14 +156,40 @@ export async function fetchPlans(
 ): Promise<FetchedPlans> {
   const plan = planHistoryQueries(symbols, cursor, cfg, now);
   const plans: PlanReport[] = [];
+  let complete = symbols.every((s) => plan.cursorAfter[s] === now);
+  let coversSince = now + 1;
   for (const first of plan.queries) {
+    coversSince = Math.min(coversSince, first.startTime);
     let q: typeof first | undefined = first;
-    for (let pages = 0; q !== undefined && pages < maxPagesPerQuery; pages++) {
+    let pages = 0;
+    for (; q !== undefined && pages < maxPagesPerQuery; pages++) {
       const query: typeof first = q;
       const page = await read('historyPlan', () => port.planHistory(query));
       plans.push(...page.plans);
       q = nextPlanPage(query, page);
     }
+    if (q !== undefined) complete = false;
   }
-  return { plans, cursor: plan.cursorAfter };
+  return { plans, cursor: plan.cursorAfter, coversSince: complete ? coversSince : now + 1 };
+}
+
+export interface FetchedCurrentPlans {
+  readonly plans: readonly PlanReport[];
+  /** Every page was read: a plan of ours that is not here has not been resting at the venue. */
+  readonly complete: boolean;
+}
+
+/** Every untriggered plan (currentPlan, all symbols, page by page up to `maxPages`). */
+export async function fetchCurrentPlans(
+  read: ReadThrough,
+  port: ReconcilePort,
+  maxPages = 10,
+): Promise<FetchedCurrentPlans> {
+  const plans: PlanReport[] = [];
+  for (let page = 0; page < maxPages; page++) {
+    const got = await read('currentPlan', () => port.currentPlans({ page, limit: 100 }));
+    plans.push(...got.plans);
+    if (!got.nextPage || got.plans.length === 0) return { plans, complete: true };
+  }
+  return { plans, complete: false };
 }

@@ -4,7 +4,9 @@
 //   fills loop    every fills interval:   fills pages from the cursor        ─┐
 //   history loop  every history interval: history rows per symbol            ─┼─► kernel ─► one commit ─► engine
 //   reconcileOnce (recovery, shutdown):    fills + history in one round      ─┘
-//   plan loop     every plan interval:     historyPlan windows ─► recorded (and shown), never acted on
+//   plan loop     every plan interval:     historyPlan windows (+ currentPlan while a plan of ours awaits
+//                                          its outcome) ─► plan rows as order rows ─► kernel ─► commit
+//                                          ─► engine; every row is also recorded (and shown)
 //
 // With a `shortcut` (the in-process simulator of a backtest), a loop's round whose reads could not
 // answer differently from its last real round is not run: see RoundShortcut.
@@ -26,7 +28,15 @@ import type { Order } from '../core/orders.ts';
 import type { PlanReport } from '../core/reports.ts';
 import type { CancelTimer, Timers } from '../execution/timers.ts';
 import type { OrderStore } from '../store/port.ts';
-import { fetchFills, fetchHistory, fetchPlans, type ReadThrough, type ReconcilePort } from './fetch.ts';
+import {
+  fetchCurrentPlans,
+  fetchFills,
+  fetchHistory,
+  fetchPlans,
+  type ReadThrough,
+  type ReconcilePort,
+} from './fetch.ts';
+import { planRowsAsReports } from './plan-rows.ts';
 import { decodeFillsCursor, encodeFillsCursor, type FillsPagingConfig } from './fills-paging.ts';
 import type { HistoryWindowConfig } from './history-window.ts';
 import { decodePlanCursor, encodePlanCursor } from './plan-cursor.ts';
@@ -673,12 +683,17 @@ export class Reconciler {
   }
 
   #succeeded(r: RoundResult, kind: RoundKind): void {
-    const d = this.#d;
     this.#rounds++;
     if (kind !== 'history') this.#failures.delete('fills');
     if (kind !== 'fills') this.#failures.delete('history');
     this.#lastSuccessAt = r.at;
     if (kind !== 'fills') this.#lastFullAt = r.at;
+    this.#reported(r);
+  }
+
+  /** What a committed round found, to the logs and the engine (order rounds and plan rounds alike). */
+  #reported(r: RoundResult): void {
+    const d = this.#d;
     logWarnings(d.log, r.warnings);
     for (const f of r.output.foreign) {
       if (this.#foreignSeen.has(f.orderId)) continue;
@@ -729,21 +744,46 @@ export class Reconciler {
     try {
       const cursor = decodePlanCursor(d.store.getMeta(RECONCILE_META.planCursor));
       const got = await fetchPlans(read, d.port, d.symbols, cursor, cfg.window, now);
+      // A plan of ours whose placement outcome is unknown (or still in flight) rests untriggered in
+      // currentPlan, or has finished and shows in historyPlan: both lists settle it (or prove it lost).
+      const awaiting = d.store
+        .openOrders()
+        .some((o) => o.triggerPrice !== undefined && o.orderId === undefined);
+      const current = awaiting ? await fetchCurrentPlans(read, d.port) : { plans: [], complete: false };
       const seenAt = d.clock.now();
+      const rows = [...current.plans, ...got.plans];
       const known = new Map((d.store.planOrders?.() ?? []).map((p) => [p.orderId, p.status]));
       const fresh: { plan: PlanReport; first: boolean }[] = [];
       d.store.transaction(() => {
-        for (const p of got.plans) {
+        for (const p of rows) {
           d.store.recordPlanOrder?.(p, seenAt);
           const before = known.get(p.orderId);
           if (before === undefined || before !== p.status)
             fresh.push({ plan: p, first: before === undefined });
           known.set(p.orderId, p.status);
         }
-        d.store.setMeta(RECONCILE_META.planCursor, encodePlanCursor(got.cursor));
       });
+      // The rows settle our plan orders through the kernel, in one commit with the cursor.
+      const result = runRound(
+        d.store,
+        {
+          fills: [],
+          reports: planRowsAsReports(rows),
+          coversSince: current.complete ? got.coversSince : seenAt + 1,
+          meta: { [RECONCILE_META.planCursor]: encodePlanCursor(got.cursor) },
+        },
+        {
+          now: seenAt,
+          graceMs: d.config.graceMs,
+          prefix: d.prefix,
+          strategies: d.strategies,
+          recentMs: d.config.recentMs,
+          readHistory: current.complete,
+          lostScope: 'plans',
+        },
+      );
       for (const { plan, first } of fresh) {
-        d.log.info(
+        d.log.debug(
           {
             orderId: plan.orderId,
             clientOid: plan.clientOid ?? null,
@@ -753,12 +793,13 @@ export class Reconciler {
             triggerPrice: plan.triggerPrice.toFixed(),
             size: plan.size.toFixed(),
           },
-          first ? 'plan order seen (recorded, not managed by capibot)' : 'plan order status changed',
+          first ? 'plan order seen' : 'plan order status changed',
         );
         d.onPlanOrder?.(plan, first);
       }
       this.#failures.delete('plans');
-      return got.plans.length;
+      this.#reported(result);
+      return rows.length;
     } catch (e) {
       this.#failed('plans', e);
       throw e;

@@ -30,6 +30,8 @@ export interface RoundSettings {
   readonly recentMs: number;
   /** False when the round read no history: the "no trace outside the window" warning means nothing. */
   readonly readHistory: boolean;
+  /** Which unconfirmed orders the reports can prove lost (kernel `lostScope`). Default `orders`. */
+  readonly lostScope?: 'orders' | 'plans';
 }
 
 /** What a committed round changed, for the engine (positions, strategies), logs and metrics. */
@@ -66,6 +68,7 @@ export function runRound(store: OrderStore, input: RoundInput, s: RoundSettings)
       : {}),
     unattributedFills: unattributed,
     orderOf: (id) => store.getOrderByOrderId(id),
+    ...(s.lostScope !== undefined ? { lostScope: s.lostScope } : {}),
   });
   const committed = commitReconcile(store, out, { prefix: s.prefix, meta: input.meta });
   return {
