@@ -223,7 +223,8 @@ export class SimPlans {
 
   /** `orderId` wins when both ids are given. Unknown, forgotten or no longer untriggered: 50005. */
   cancel(sel: PlanSelector): PlanPlaceResult {
-    const id = sel.orderId ?? (sel.clientOid !== undefined ? this.#byClientOid.get(sel.clientOid) : undefined);
+    const id =
+      sel.orderId ?? (sel.clientOid !== undefined ? this.#byClientOid.get(sel.clientOid) : undefined);
     const p = id === undefined ? undefined : this.#plans.get(id);
     if (!p || p.status !== 'untriggered' || (sel.symbol !== undefined && sel.symbol !== p.symbol)) {
       return { ok: false, reject: REJECT.orderNotFound };
@@ -376,10 +377,7 @@ export class SimPlans {
     return out;
   }
 
-  #create(
-    t: number,
-    fields: Omit<SimPlan, 'status' | 'createTime' | 'updateTime' | 'direction'>,
-  ): SimPlan {
+  #create(t: number, fields: Omit<SimPlan, 'status' | 'createTime' | 'updateTime' | 'direction'>): SimPlan {
     const ref = this.#host.price(fields.symbol, fields.triggerSource);
     const direction: TriggerDirection | undefined =
       ref === undefined ? undefined : fields.triggerPrice.gte(ref) ? 'rise' : 'fall';
@@ -424,8 +422,7 @@ export class SimPlans {
   }
 
   #trigger(p: SimPlan, t: number): void {
-    const oid =
-      this.#childOid === 'inherit' && p.clientOid !== undefined ? p.clientOid : `plan-${p.orderId}`;
+    const oid = this.#childOid === 'inherit' && p.clientOid !== undefined ? p.clientOid : `plan-${p.orderId}`;
     const req: SimOrderRequest = {
       clientOid: oid,
       side: p.side,
@@ -511,7 +508,11 @@ export class SimPlans {
       this.#forgotten++;
     }
     if (this.#forgotten >= 1024) {
-      for (const [s, ids] of this.#bySymbol) this.#bySymbol.set(s, ids.filter((id) => this.#plans.has(id)));
+      for (const [s, ids] of this.#bySymbol)
+        this.#bySymbol.set(
+          s,
+          ids.filter((id) => this.#plans.has(id)),
+        );
       this.#forgotten = 0;
     }
   }

@@ -237,7 +237,12 @@ export class SimVenue {
     if (!p.ok) return noReply(p.reject);
     const r = this.core.cancelPlan(this.core.now, p.value);
     return r.ok
-      ? okReply({ order_id: r.plan.orderId, client_oid: r.plan.clientOid ?? null, result: true, err_msg: null })
+      ? okReply({
+          order_id: r.plan.orderId,
+          client_oid: r.plan.clientOid ?? null,
+          result: true,
+          err_msg: null,
+        })
       : noReply(r.reject);
   }
 

@@ -84,7 +84,9 @@ export function placeEntryToWire(e: PlaceEntry): WirePlaceEntry {
     ...(e.presetTakeProfitPrice !== undefined
       ? { presetTakeProfitPrice: decToString(e.presetTakeProfitPrice) }
       : {}),
-    ...(e.presetStopLossPrice !== undefined ? { presetStopLossPrice: decToString(e.presetStopLossPrice) } : {}),
+    ...(e.presetStopLossPrice !== undefined
+      ? { presetStopLossPrice: decToString(e.presetStopLossPrice) }
+      : {}),
   };
 }
 

@@ -32,7 +32,13 @@ function venue(opts: Partial<SimPortOptions> = {}) {
   return { p, clock, tick };
 }
 
-const plan = (oid: string, side: PlanEntry['side'], size: string, trigger: string, execute?: string): PlanEntry => ({
+const plan = (
+  oid: string,
+  side: PlanEntry['side'],
+  size: string,
+  trigger: string,
+  execute?: string,
+): PlanEntry => ({
   clientOid: clientOid(oid),
   side,
   size: dec(size),
@@ -118,7 +124,10 @@ describe('simulator plan orders', () => {
       clientOid: 'c1',
       result: true,
     });
-    expect(await p.cancelPlan({ symbol: BTC, orderId: id })).toMatchObject({ result: false, errCode: '50005' });
+    expect(await p.cancelPlan({ symbol: BTC, orderId: id })).toMatchObject({
+      result: false,
+      errCode: '50005',
+    });
     await p.placePlan(BTC, plan('c2', 'open_long', '0.01', '100.5'));
     tick(101);
     expect(await p.cancelPlan({ symbol: BTC, clientOid: clientOid('c2') })).toMatchObject({
@@ -227,7 +236,7 @@ describe('simulator plan orders', () => {
 
   it('a plan watching the mark price fires on the mark, and falls back to the last without one', async () => {
     const { p, tick } = venue({ planTriggerSource: 'mark' });
-    await p.applyTickers(T0 + 1, [btc(100, 100)]);
+    p.applyTickers(T0 + 1, [btc(100, 100)]);
     await p.placePlan(BTC, plan('mk', 'open_long', '0.01', '102'));
     tick(103, 1000, 101); // last above, mark below: not yet
     expect((await p.currentPlans({})).plans[0]?.triggerPriceType).toBe('MARK_PRICE');
@@ -239,7 +248,9 @@ describe('simulator plan orders', () => {
   });
 
   it('faults apply: a lost plan_order reply (placed anyway), an injected 429 and stale plan history', async () => {
-    const lost = venue({ faults: { faults: [{ kind: 'responseLost', probability: 1, endpoints: ['planOrder'] }] } });
+    const lost = venue({
+      faults: { faults: [{ kind: 'responseLost', probability: 1, endpoints: ['planOrder'] }] },
+    });
     await expect(lost.p.placePlan(BTC, plan('lost', 'open_long', '0.01', '120'))).rejects.toBeInstanceOf(
       OutcomeUnknownError,
     );
