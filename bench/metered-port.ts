@@ -8,11 +8,14 @@ import type { SymbolId } from '../src/core/ids.ts';
 import type { ContractSpec, Ticker } from '../src/core/market.ts';
 import type { CancelOutcome, FillPage, OrderReport, PlaceOutcome, PlanPage } from '../src/core/reports.ts';
 import type {
+  CancelPlanRequest,
   CancelRequest,
+  CurrentPlanQuery,
   ExchangePort,
   FillsQuery,
   HistoryQuery,
   PlaceEntry,
+  PlanEntry,
   PlanHistoryQuery,
 } from '../src/exchange/port.ts';
 
@@ -78,5 +81,15 @@ export class MeteredPort implements ExchangePort {
   }
   planHistory(q: PlanHistoryQuery): Promise<PlanPage> {
     return this.#note('historyPlan', () => this.#inner.planHistory(q));
+  }
+  placePlan(symbol: SymbolId, entry: PlanEntry): Promise<PlaceOutcome> {
+    this.onPlacement?.();
+    return this.#note('planOrder', () => this.#inner.placePlan(symbol, entry));
+  }
+  cancelPlan(req: CancelPlanRequest): Promise<CancelOutcome> {
+    return this.#note('cancelPlan', () => this.#inner.cancelPlan(req));
+  }
+  currentPlans(q: CurrentPlanQuery): Promise<PlanPage> {
+    return this.#note('currentPlan', () => this.#inner.currentPlans(q));
   }
 }

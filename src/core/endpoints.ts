@@ -12,7 +12,10 @@ export type EndpointId =
   | 'cancelOrder'
   | 'history'
   | 'fills'
-  | 'historyPlan';
+  | 'historyPlan'
+  | 'planOrder'
+  | 'cancelPlan'
+  | 'currentPlan';
 
 /**
  * Reads that were not sent because their answer could not differ from the last one (a backtest's
@@ -146,6 +149,37 @@ export const ENDPOINTS: Readonly<Record<EndpointId, Endpoint>> = {
     path: '/capi/v2/order/historyPlan',
     ipWeight: 5,
     uidWeight: 10,
+    signed: true,
+    orderRateCapped: false,
+    idempotent: true,
+  },
+  // Plan (trigger) orders (weex-facts.md §3, §5): the ≤ 10 req/s cap covers plan_order and cancel_plan.
+  planOrder: {
+    id: 'planOrder',
+    method: 'POST',
+    path: '/capi/v2/order/plan_order',
+    ipWeight: 2,
+    uidWeight: 5,
+    signed: true,
+    orderRateCapped: true,
+    idempotent: false,
+  },
+  cancelPlan: {
+    id: 'cancelPlan',
+    method: 'POST',
+    path: '/capi/v2/order/cancel_plan',
+    ipWeight: 2,
+    uidWeight: 3,
+    signed: true,
+    orderRateCapped: true,
+    idempotent: false,
+  },
+  currentPlan: {
+    id: 'currentPlan',
+    method: 'GET',
+    path: '/capi/v2/order/currentPlan',
+    ipWeight: 3,
+    uidWeight: 3,
     signed: true,
     orderRateCapped: false,
     idempotent: true,

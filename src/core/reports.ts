@@ -2,6 +2,7 @@
 // into core types in one place (src/exchange/weex/mappers.ts). Ids are strings; money is Dec.
 import type { Dec } from './decimal.ts';
 import type { ClientOid, OrderId, SymbolId, TradeId } from './ids.ts';
+import type { OrderSide } from './orders.ts';
 
 /** Order statuses as the exchange reports them in order history. */
 export const VENUE_ORDER_STATUSES = [
@@ -64,12 +65,23 @@ export interface PlanReport {
   readonly clientOid?: ClientOid;
   readonly status: PlanStatus;
   readonly rawStatus: string;
+  /** As reported: a code `1`..`10` or a word (`CLOSE_LONG`). */
   readonly type: string;
+  /** Mapped from type codes 1..4 or OPEN_LONG/…/CLOSE_SHORT words; absent for 5..10 (venue-made closes). */
+  readonly side?: OrderSide;
   readonly orderType: string;
   readonly size: Dec;
   readonly price: Dec;
   readonly triggerPrice: Dec;
   readonly createTime: number;
+  /** Of the order the plan became once triggered; 0 when the wire omits them. */
+  readonly filledQty: Dec;
+  readonly priceAvg: Dec;
+  readonly fee: Dec;
+  /** When the plan triggered; absent while untriggered (or when the wire sends ""/null/0). */
+  readonly triggerTime?: number;
+  /** As reported (`""`, `LIMIT`, `MARK_PRICE`, …; the value set is undocumented); absent when empty. */
+  readonly triggerPriceType?: string;
 }
 
 export interface PlanPage {

@@ -16,6 +16,35 @@ export interface PlaceEntry {
   readonly size: Dec;
   /** Absent: market order (match_price "1"). */
   readonly price?: Dec;
+  /** Sent as `presetTakeProfitPrice` when present: the venue creates a TP close plan once it fills. */
+  readonly presetTakeProfitPrice?: Dec;
+  /** Sent as `presetStopLossPrice` when present: the venue creates an SL close plan once it fills. */
+  readonly presetStopLossPrice?: Dec;
+}
+
+/** One plan (trigger) order: the body of plan_order without the symbol (weex-facts.md §5). */
+export interface PlanEntry {
+  readonly clientOid: ClientOid;
+  /** open_long | open_short | close_long | close_short → wire `type` 1..4. */
+  readonly side: OrderSide;
+  readonly size: Dec;
+  readonly triggerPrice: Dec;
+  /** Absent: market execution (match_type "1", execute_price "0"). */
+  readonly executePrice?: Dec;
+}
+
+export interface CancelPlanRequest {
+  readonly symbol: SymbolId;
+  readonly orderId?: OrderId;
+  readonly clientOid?: ClientOid;
+}
+
+export interface CurrentPlanQuery {
+  readonly symbol?: SymbolId;
+  /** Page number from 0 (default 0). */
+  readonly page?: number;
+  /** Rows per page, 1..100 (default 100). */
+  readonly limit?: number;
 }
 
 export interface CancelRequest {
@@ -61,4 +90,13 @@ export interface ExchangePort {
   fills(q: FillsQuery): Promise<FillPage>;
   history(q: HistoryQuery): Promise<readonly OrderReport[]>;
   planHistory(q: PlanHistoryQuery): Promise<PlanPage>;
+  /** plan_order: one plan. Throws OutcomeUnknownError when the reply is lost (never retried). */
+  placePlan(symbol: SymbolId, entry: PlanEntry): Promise<PlaceOutcome>;
+  /** cancel_plan: an unknown or finished plan answers `result: false` (50005), as cancelOrder does. */
+  cancelPlan(req: CancelPlanRequest): Promise<CancelOutcome>;
+  /**
+   * currentPlan: the untriggered plans, one page. The venue answers a bare array; `nextPage` is true
+   * when the page is full (a further page may hold more).
+   */
+  currentPlans(q: CurrentPlanQuery): Promise<PlanPage>;
 }

@@ -2,7 +2,7 @@
 //
 // Three pools, all rolling windows over the requests granted so far (core/sliding-window.ts):
 // - IP weight and UID weight: each ≤ floor(limit × safetyMargin × factor) per `windowMs` (10 s);
-// - order requests (endpoints with `orderRateCapped`: placeOrder, cancel_order):
+// - order requests (endpoints with `orderRateCapped`: placeOrder, cancel_order, plan_order, cancel_plan):
 //   ≤ floor(cap × safetyMargin × factor) per `orderRateWindowMs` (1 s), i.e. 9 of the venue's 10.
 // Every window is counted `guardMs` longer than the exchange's, so the jitter between the moment we
 // grant a request and the moment the exchange counts it cannot push two grants into one of its windows.
@@ -24,7 +24,7 @@ export interface BudgetConfig {
   readonly uidWeightPerWindow: number;
   /** Fraction of each weight pool capibot allows itself (0.9 → 900 of 1000). */
   readonly safetyMargin: number;
-  /** Cap on order requests (placeOrder, cancel_order) per `orderRateWindowMs`. */
+  /** Cap on order requests (placeOrder, cancel_order, plan_order, cancel_plan) per `orderRateWindowMs`. */
   readonly orderRequestsPerSecond: number;
   readonly orderRateWindowMs: number;
   /** Added to every window length (see above). */

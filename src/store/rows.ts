@@ -1,7 +1,7 @@
 // Row ↔ domain mapping for the SQLite store. Decimals travel as plain decimal strings (decToString,
 // never exponent notation) and come back through `dec`, so values round-trip exactly. A row that does
 // not parse means the store file is corrupt or was edited by hand: StoreError naming the row.
-import { dec, decToString, type Dec } from '../core/decimal.ts';
+import { dec, decToString, ZERO, type Dec } from '../core/decimal.ts';
 import { StoreError } from '../core/errors.ts';
 import { clientOid, orderId, strategyId, symbolId, tradeId } from '../core/ids.ts';
 import {
@@ -264,6 +264,10 @@ export function planFromRow(r: PlanRow): StoredPlanOrder {
     price: decimal(r.price, 'price', where),
     triggerPrice: decimal(r.trigger_price, 'trigger_price', where),
     createTime: r.created_at,
+    // Not stored (yet): the plans table predates the child-order figures of PlanReport.
+    filledQty: ZERO,
+    priceAvg: ZERO,
+    fee: ZERO,
     firstSeenAt: r.first_seen_at,
     lastSeenAt: r.last_seen_at,
   };

@@ -13,11 +13,14 @@ import { orderId, type ClientOid, type OrderId, type SymbolId } from '../../src/
 import type { ContractSpec, Ticker } from '../../src/core/market.ts';
 import type { CancelOutcome, FillPage, OrderReport, PlaceOutcome, PlanPage } from '../../src/core/reports.ts';
 import type {
+  CancelPlanRequest,
   CancelRequest,
+  CurrentPlanQuery,
   ExchangePort,
   FillsQuery,
   HistoryQuery,
   PlaceEntry,
+  PlanEntry,
   PlanHistoryQuery,
 } from '../../src/exchange/port.ts';
 
@@ -60,6 +63,8 @@ export class FakeExchange implements ExchangePort {
   readonly requests: FakeRequest[] = [];
   /** Orders the exchange created, in creation order (duplicates here would be a double placement). */
   readonly created: ExchangeOrder[] = [];
+  /** Plan orders the exchange created, in creation order. */
+  readonly plans: ExchangeOrder[] = [];
   readonly #opts: FakeExchangeOptions;
   #nextOrderId = 100_000_000_000_000_000n;
 
@@ -111,6 +116,27 @@ export class FakeExchange implements ExchangePort {
   }
   planHistory(_q: PlanHistoryQuery): Promise<PlanPage> {
     return this.#handle('historyPlan', undefined, [], () => ({ plans: [], nextPage: false }));
+  }
+  /** Plans are only recorded (in `plans`): they never trigger here. */
+  placePlan(symbol: SymbolId, entry: PlanEntry): Promise<PlaceOutcome> {
+    return this.#handle('planOrder', symbol, [entry.clientOid], () => {
+      const id = orderId(String(this.#nextOrderId++));
+      this.plans.push({ orderId: id, clientOid: entry.clientOid, symbol, status: 'open' });
+      return { clientOid: entry.clientOid, outcome: 'accepted' as const, orderId: id };
+    });
+  }
+  cancelPlan(req: CancelPlanRequest): Promise<CancelOutcome> {
+    const id = req.orderId ?? req.clientOid ?? '';
+    return this.#handle('cancelPlan', req.symbol, [id], () => {
+      const p = this.plans.find((c) => c.orderId === req.orderId || c.clientOid === req.clientOid);
+      if (p === undefined || p.status !== 'open')
+        throw new ExchangeError('50005', 'Order does not exist', 400, 'not_found', 'cancelPlan');
+      p.status = 'canceled';
+      return { orderId: p.orderId, clientOid: p.clientOid, result: true };
+    });
+  }
+  currentPlans(_q: CurrentPlanQuery): Promise<PlanPage> {
+    return this.#handle('currentPlan', undefined, [], () => ({ plans: [], nextPage: false }));
   }
 
   /** Client_oids the exchange processed more than once (must stay empty). */

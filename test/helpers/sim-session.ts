@@ -89,6 +89,9 @@ class MortalPort implements ExchangePort {
   fills: ExchangePort['fills'] = (q) => this.#call(() => this.#inner.fills(q));
   history: ExchangePort['history'] = (q) => this.#call(() => this.#inner.history(q));
   planHistory: ExchangePort['planHistory'] = (q) => this.#call(() => this.#inner.planHistory(q));
+  placePlan: ExchangePort['placePlan'] = (s, e) => this.#call(() => this.#inner.placePlan(s, e));
+  cancelPlan: ExchangePort['cancelPlan'] = (r) => this.#call(() => this.#inner.cancelPlan(r));
+  currentPlans: ExchangePort['currentPlans'] = (q) => this.#call(() => this.#inner.currentPlans(q));
 }
 
 /** The store of one incarnation: after a crash its writes are lost (reads still answer, for the dead). */

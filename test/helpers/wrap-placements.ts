@@ -1,5 +1,5 @@
-// An ExchangePort that passes every call through to `port`, but sends placements (placeOrder and
-// placeBatch) through `around`: the crash tests use it to kill the runner just before or just after
+// An ExchangePort that passes every call through to `port`, but sends placements (placeOrder,
+// placeBatch and placePlan) through `around`: the crash tests use it to kill the runner just before or just after
 // a placement request leaves.
 import type { ExchangePort } from '../../src/exchange/port.ts';
 
@@ -16,5 +16,8 @@ export function wrapPlacements(port: ExchangePort, around: AroundPlacement): Exc
     fills: (q) => port.fills(q),
     history: (q) => port.history(q),
     planHistory: (q) => port.planHistory(q),
+    placePlan: (symbol, entry) => around(() => port.placePlan(symbol, entry)),
+    cancelPlan: (r) => port.cancelPlan(r),
+    currentPlans: (q) => port.currentPlans(q),
   };
 }

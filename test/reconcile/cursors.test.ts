@@ -258,6 +258,9 @@ describe('plan-history windows', () => {
       price: ZERO,
       triggerPrice: dec(1),
       createTime: t,
+      filledQty: ZERO,
+      priceAvg: ZERO,
+      fee: ZERO,
     });
     expect(nextPlanPage(q, { plans: [plan(T0 + 900), plan(T0 + 700)], nextPage: true })).toEqual({
       ...q,

@@ -138,6 +138,9 @@ describe('reconciliation pollers', () => {
       price: dec('0'),
       triggerPrice: dec('55000'),
       createTime: 1_700_000_000_000,
+      filledQty: dec('0'),
+      priceAvg: dec('0'),
+      fee: dec('0'),
     });
     const x = open({
       reconcile: {
@@ -164,6 +167,9 @@ describe('reconciliation pollers', () => {
         fills: (q) => p.fills(q),
         history: (q) => p.history(q),
         planHistory: () => Promise.resolve({ plans: [plan()], nextPage: false }),
+        placePlan: (s, e) => p.placePlan(s, e),
+        cancelPlan: (r) => p.cancelPlan(r),
+        currentPlans: (q) => p.currentPlans(q),
       }),
     });
     await x.boot();
@@ -193,6 +199,9 @@ describe('reconciliation pollers', () => {
             ? Promise.reject(new ExchangeError('40001', 'bad signature', 400, 'auth', 'history', 'never'))
             : p.history(q),
         planHistory: (q) => p.planHistory(q),
+        placePlan: (s, e) => p.placePlan(s, e),
+        cancelPlan: (r) => p.cancelPlan(r),
+        currentPlans: (q) => p.currentPlans(q),
       }),
     });
     await x.boot();

@@ -90,6 +90,9 @@ export function plan(n: number, status: PlanStatus, seenAt: number) {
     price: dec('100'),
     triggerPrice: dec('90'),
     createTime: seenAt,
+    filledQty: dec('0'),
+    priceAvg: dec('0'),
+    fee: dec('0'),
   } as const;
 }
 

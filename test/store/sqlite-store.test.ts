@@ -192,6 +192,9 @@ describe('SqliteStore round trip', () => {
       price: dec('0'),
       triggerPrice: dec('60000.5'),
       createTime: 10,
+      filledQty: dec('0'),
+      priceAvg: dec('0'),
+      fee: dec('0'),
     };
     s.recordPlanOrder(plan, 100);
     s.recordPlanOrder({ ...plan, status: 'canceled', rawStatus: '-1' }, 200);

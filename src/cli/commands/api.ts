@@ -49,6 +49,29 @@ function parseDelegateType(value: string): 1 | 2 | 3 | 4 {
   }
 }
 
+const SIDE_CODES: Readonly<Record<string, '1' | '2' | '3' | '4'>> = {
+  open_long: '1',
+  open_short: '2',
+  close_long: '3',
+  close_short: '4',
+  '1': '1',
+  '2': '2',
+  '3': '3',
+  '4': '4',
+};
+
+function parseSide(value: string): '1' | '2' | '3' | '4' {
+  const code = SIDE_CODES[value.toLowerCase()];
+  if (code === undefined)
+    throw new InvalidArgumentError('expected open_long, open_short, close_long, close_short (or 1-4)');
+  return code;
+}
+
+function parseMarginMode(value: string): '1' | '3' {
+  if (value === '1' || value === '3') return value;
+  throw new InvalidArgumentError('expected 1 (cross) or 3 (isolated)');
+}
+
 /** Adds --base-url, --timeout-ms and --json to a subcommand. */
 function withCommonOptions(cmd: Command): Command {
   const envBase = process.env['CAPIBOT_BASE_URL'];
@@ -201,7 +224,11 @@ export const registerApi: RegisterCommand = (program, ctx) => {
   withCommonOptions(
     api
       .command('plan-history')
-      .description('GET /capi/v2/order/historyPlan: past plan (trigger) orders (signed)')
+      .alias('history-plan')
+      .description(
+        'GET /capi/v2/order/historyPlan: plan (trigger) orders no longer waiting (triggered, canceled), ' +
+          'created in [--start-time, --end-time], newest first (signed)',
+      )
       .requiredOption('--symbol <symbol>', 'trading pair, e.g. cmt_btcusdt')
       .requiredOption('--start-time <ms>', 'start, epoch ms', parseNonNegativeInt)
       .requiredOption('--end-time <ms>', 'end, epoch ms', parseNonNegativeInt)
@@ -232,6 +259,90 @@ export const registerApi: RegisterCommand = (program, ctx) => {
       );
     },
   );
+
+  withCommonOptions(
+    api
+      .command('plan-place')
+      .alias('plan-order')
+      .description(
+        'POST /capi/v2/order/plan_order: one plan (trigger) order. It rests untriggered until the price ' +
+          'crosses --trigger-price, then becomes a market order (no --execute-price: match_type "1", ' +
+          'execute_price "0") or a limit order at --execute-price (signed; never retried)',
+      )
+      .requiredOption('--symbol <symbol>', 'trading pair, e.g. cmt_btcusdt')
+      .requiredOption('--client-oid <id>', 'client order id, 1-40 chars of [A-Za-z0-9_-], unique')
+      .requiredOption('--side <side>', 'open_long|open_short|close_long|close_short (or 1-4)', parseSide)
+      .requiredOption('--size <decimal>', 'quantity in the base coin, e.g. 0.001')
+      .requiredOption('--trigger-price <decimal>', 'the price whose crossing triggers the plan')
+      .option('--execute-price <decimal>', 'limit price of the order made on trigger (default: market)')
+      .option('--margin-mode <1|3>', '1 cross (default), 3 isolated', parseMarginMode),
+  ).action(
+    async (
+      opts: CommonOptions & {
+        symbol: string;
+        clientOid: string;
+        side: '1' | '2' | '3' | '4';
+        size: string;
+        triggerPrice: string;
+        executePrice?: string;
+        marginMode?: '1' | '3';
+      },
+    ) => {
+      await runOnce(ctx, opts, true, (c) =>
+        c.rawPlanOrder({
+          symbol: opts.symbol,
+          client_oid: opts.clientOid,
+          size: opts.size,
+          type: opts.side,
+          match_type: opts.executePrice === undefined ? '1' : '0',
+          execute_price: opts.executePrice ?? '0',
+          trigger_price: opts.triggerPrice,
+          ...(opts.marginMode !== undefined ? { marginMode: opts.marginMode } : {}),
+        }),
+      );
+    },
+  );
+
+  withCommonOptions(
+    api
+      .command('plan-cancel')
+      .description(
+        'POST /capi/v2/order/cancel_plan: cancel one untriggered plan order by exactly one of its ids ' +
+          '(signed); a triggered or finished plan answers 50005',
+      )
+      .requiredOption('--symbol <symbol>', 'trading pair, e.g. cmt_btcusdt')
+      .option('--order-id <id>', 'plan order id')
+      .option('--client-oid <id>', 'client order id of the plan'),
+  ).action(async (opts: CommonOptions & { symbol: string; orderId?: string; clientOid?: string }) => {
+    if ((opts.orderId === undefined) === (opts.clientOid === undefined)) {
+      throw new BadInputError('give exactly one of --order-id and --client-oid', 'plan-cancel');
+    }
+    await runOnce(ctx, opts, true, (c) =>
+      c.rawCancelPlan({
+        symbol: symbolId(opts.symbol),
+        ...(opts.orderId !== undefined ? { orderId: orderId(opts.orderId) } : {}),
+        ...(opts.clientOid !== undefined ? { clientOid: clientOid(opts.clientOid) } : {}),
+      }),
+    );
+  });
+
+  withCommonOptions(
+    api
+      .command('plan-current')
+      .alias('current-plan')
+      .description('GET /capi/v2/order/currentPlan: the plan (trigger) orders still untriggered (signed)')
+      .option('--symbol <symbol>', 'trading pair (default: all)')
+      .option('--page <n>', 'page number from 0 (default 0)', parseNonNegativeInt)
+      .option('--limit <n>', 'rows per page, 1-100 (default: the exchange default, 100)', parsePositiveInt),
+  ).action(async (opts: CommonOptions & { symbol?: string; page?: number; limit?: number }) => {
+    await runOnce(ctx, opts, true, (c) =>
+      c.rawCurrentPlan({
+        ...(opts.symbol !== undefined ? { symbol: symbolId(opts.symbol) } : {}),
+        ...(opts.page !== undefined ? { page: opts.page } : {}),
+        ...(opts.limit !== undefined ? { limit: opts.limit } : {}),
+      }),
+    );
+  });
 
   withCommonOptions(
     api

@@ -12,6 +12,7 @@ import {
   type PollSource,
 } from './market-clock.ts';
 import { MatchingCore, type MatchingConfig } from './matching.ts';
+import type { PlanRowStyle } from './plan-wire.ts';
 import { SimServer } from './server.ts';
 import { SimVenue } from './venue.ts';
 import { WeightLimiter, type WeightLimits } from './weights.ts';
@@ -39,6 +40,8 @@ export interface SimServerSetup {
   readonly seed?: number;
   /** Fills tradeId/orderId as JSON numbers (default true, like the venue). */
   readonly idsAsNumbers?: boolean;
+  /** Plan rows in the documented codes (default) or the live upper-case words. */
+  readonly planRowStyle?: PlanRowStyle;
   readonly serverClock?: Clock;
   readonly timestampToleranceMs?: number;
   readonly logger?: Logger;
@@ -54,6 +57,7 @@ export async function createSimServer(setup: SimServerSetup): Promise<SimServer>
     limiter: new WeightLimiter(setup.limits ?? {}),
     faults: new FaultInjector(faults, seed),
     idsAsNumbers: setup.idsAsNumbers ?? true,
+    ...(setup.planRowStyle !== undefined ? { planRowStyle: setup.planRowStyle } : {}),
   });
   const wall: Clock = setup.serverClock ?? { now: () => Date.now() };
   const market: MarketDriver =

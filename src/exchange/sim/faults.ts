@@ -11,7 +11,8 @@
 //     - { kind: serverError, probability: 0.01, status: 502, afterProcessing: false }
 //     - { kind: rateLimited, probability: 0.01 }                           # an extra HTTP 429
 //     - { kind: staleHistory, probability: 0.5, lagMs: 5000 }              # history as of 5 s ago
-//     - { kind: duplicateRows, probability: 0.2, endpoints: [history, fills] }
+//       (default endpoints [history]; historyPlan and currentPlan may be named too)
+//     - { kind: duplicateRows, probability: 0.2, endpoints: [history, fills] }  # or historyPlan, currentPlan
 //     - { kind: lateFills, probability: 0.3, delayMs: 2000 }               # fills visible 2 s late
 import { readFile } from 'node:fs/promises';
 import { parse as parseYaml } from 'yaml';
@@ -73,7 +74,10 @@ const faultSchema = z.union([
     .object({
       kind: z.literal('staleHistory'),
       probability,
-      endpoints: z.array(z.literal('history')).min(1).optional(),
+      endpoints: z
+        .array(z.enum(['history', 'historyPlan', 'currentPlan']))
+        .min(1)
+        .optional(),
       lagMs: ms,
     })
     .strict(),
@@ -82,7 +86,7 @@ const faultSchema = z.union([
       kind: z.literal('duplicateRows'),
       probability,
       endpoints: z
-        .array(z.enum(['history', 'fills']))
+        .array(z.enum(['history', 'fills', 'historyPlan', 'currentPlan']))
         .min(1)
         .optional(),
     })

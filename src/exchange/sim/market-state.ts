@@ -221,6 +221,12 @@ export class MarketState {
     return this.#slots.get(symbol)?.book();
   }
 
+  /** The mark price of the symbol's latest ticker; undefined when it has none (or it is ≤ 0). */
+  mark(symbol: string): Dec | undefined {
+    const s = this.#slots.get(symbol);
+    return s === undefined ? undefined : (positiveOrNull(s.wire.markPrice) ?? undefined);
+  }
+
   /** What the symbol's latest snapshot still offers; undefined for a symbol never seen. */
   liquidity(symbol: string): Liquidities | undefined {
     const s = this.#slots.get(symbol);

@@ -14,6 +14,8 @@
 // - Hedge mode: a close never exceeds the leg minus the remaining size of the leg's active closes.
 // - Retention (`retentionMs`, off by default here, on in SimPort): terminal orders and fills that no
 //   query can reach any more are forgotten, without changing any answer (./retention.ts).
+// - Plan (trigger) orders live in ./plans.ts; they fire at each snapshot, after the resting orders
+//   matched, and their children are orders of this core like any other.
 import { dec, decMin, roundToStep, ZERO, type Dec } from '../../core/decimal.ts';
 import type { Ticker, WireTicker } from '../../core/market.ts';
 import { rowsOf, type TickerRows } from '../../core/ticker-rows.ts';
@@ -28,14 +30,18 @@ import {
   type SimFill,
   type SimOrder,
   type SimOrderRequest,
+  type SimPlan,
+  type SimPlanRequest,
+  type TriggerSource,
 } from './model.ts';
+import { SimPlans, type PlanConfig, type PlanPlaceResult, type PlanSelector } from './plans.ts';
 import { applyFill, EMPTY_POSITION, isBuy, legOf, type LegName, type SymbolPosition } from './positions.ts';
 import { OrderRetention } from './retention.ts';
 import { REJECT, type VenueReject } from './venue-errors.ts';
 
 export type FillModel = 'through' | 'touch';
 
-export interface MatchingConfig {
+export interface MatchingConfig extends PlanConfig {
   readonly contracts?: ContractTable;
   /** Resting-order fill rule; default `through` (conservative). */
   readonly fillModel?: FillModel;
@@ -57,6 +63,9 @@ export interface MatchingConfig {
 }
 
 export type { Book } from './market-state.ts';
+
+/** What the venue reads of the plan orders (./plans.ts). */
+export type PlanReads = Pick<SimPlans, 'current' | 'history' | 'plan' | 'all' | 'remembered'>;
 
 export type PlaceResult =
   | { readonly ok: true; readonly order: SimOrder }
@@ -112,6 +121,9 @@ export class MatchingCore {
   readonly market: MarketState;
   /** Bumped by every stored revision (placement, activation, fill, cancel): see `version`. */
   #version = 0;
+  readonly #plans: SimPlans;
+  /** Set while a triggered plan's child is placed (it may carry the plan's client_oid). */
+  #placingChild = false;
 
   constructor(config: MatchingConfig = {}) {
     this.contracts = config.contracts ?? new ContractTable();
@@ -125,8 +137,36 @@ export class MatchingCore {
     if (!(retention >= 0)) throw new RangeError(`retentionMs must be ≥ 0, got ${retention}`);
     this.#retention = Number.isFinite(retention) ? new OrderRetention(retention) : undefined;
     const seed = config.seed ?? 1;
+    // eslint-disable-next-line @typescript-eslint/no-this-alias -- the plan host reads the private clock
+    const core = this;
     this.#orderIds = new IdSequence(seed, 1);
     this.#tradeIds = new IdSequence(seed, 2);
+    this.#plans = new SimPlans(
+      {
+        get now() {
+          return core.#now;
+        },
+        takeOrderId: () => this.#orderIds.take(),
+        checkPlan: (symbol, req) => this.#validatePlan(symbol, req),
+        placeChild: (symbol, req) => {
+          this.#placingChild = true;
+          try {
+            return this.place(this.#now, symbol, req);
+          } finally {
+            this.#placingChild = false;
+          }
+        },
+        price: (symbol, source) => this.#watchedPrice(symbol, source),
+        inSnapshotOrder: (symbols) => this.market.inSnapshotOrder(symbols),
+      },
+      config,
+      retention,
+    );
+  }
+
+  /** The plan orders, read-only (placement and cancel go through placePlan and cancelPlan). */
+  get plans(): PlanReads {
+    return this.#plans;
   }
 
   // -------------------------------------------------------------------------------------------
@@ -142,12 +182,16 @@ export class MatchingCore {
    * not). While it stays the same, every order and fills read answers as it did.
    */
   get version(): number {
-    return this.#version;
+    return this.#version + this.#plans.version;
   }
 
-  /** True when an order waits for a due time (activation, cancel completion): time alone changes it. */
+  /**
+   * True when an order waits for a due time (activation, cancel completion) or a preset plan for its
+   * lag: time alone changes it. (A plan's 90-day expiry is not counted: it is applied, and the version
+   * moves, whenever time reaches it.)
+   */
   get hasTimedWork(): boolean {
-    return this.#timed.size > 0;
+    return this.#timed.size > 0 || this.#plans.hasTimedWork;
   }
 
   /** The last snapshot's tickers, exactly as given. */
@@ -293,6 +337,7 @@ export class MatchingCore {
     }
     this.#now = target;
     if (this.#retention !== undefined) this.#forgetOrders(this.#retention.due(target));
+    this.#plans.advance(target);
   }
 
   /**
@@ -309,8 +354,11 @@ export class MatchingCore {
     this.market.install(rows, this.#now);
     let active: string[] | undefined;
     for (const [symbol, ids] of this.#active) if (ids.size > 0) (active ??= []).push(symbol);
-    if (active === undefined) return;
-    for (const symbol of this.market.inSnapshotOrder(active)) this.#matchResting(symbol, this.#now);
+    if (active !== undefined) {
+      for (const symbol of this.market.inSnapshotOrder(active)) this.#matchResting(symbol, this.#now);
+    }
+    // Plans watch the snapshot too (nothing to do while none is armed).
+    this.#plans.onSnapshot();
   }
 
   // -------------------------------------------------------------------------------------------
@@ -379,12 +427,60 @@ export class MatchingCore {
     };
   }
 
+  /** plan_order: a plan resting untriggered (./plans.ts); shape checks as placeOrder's. */
+  placePlan(now: number, symbol: string, req: SimPlanRequest): PlanPlaceResult {
+    this.advanceTo(now);
+    return this.#plans.place(symbol, req);
+  }
+
+  /** cancel_plan: only an untriggered plan can be canceled; anything else answers 50005. */
+  cancelPlan(now: number, sel: PlanSelector): PlanPlaceResult {
+    this.advanceTo(now);
+    return this.#plans.cancel(sel);
+  }
+
+  /** Every plan order in its current state, oldest first. */
+  planOrders(): readonly SimPlan[] {
+    return this.#plans.all();
+  }
+
   // -------------------------------------------------------------------------------------------
   // Validation
 
+  /** A client_oid is taken by a remembered order or plan (a triggered plan's child may reuse its plan's). */
+  #clientOidTaken(oid: string): boolean {
+    return this.#byClientOid.has(oid) || (!this.#placingChild && this.#plans.hasClientOid(oid));
+  }
+
+  /** The shape rules of placeOrder, applied to a plan's size, trigger and execute prices. */
+  #validatePlan(symbol: string, req: SimPlanRequest): VenueReject | undefined {
+    if (!this.isKnownSymbol(symbol)) return REJECT.invalid('symbol');
+    if (this.#clientOidTaken(req.clientOid)) return REJECT.duplicateClientOid(req.clientOid);
+    const rules = this.contracts.rules(symbol);
+    const sizeText = req.size.toFixed();
+    if (req.size.lte(0) || !req.size.mod(rules.sizeStep).eq(0))
+      return REJECT.sizeStep(rules.sizeStep, sizeText);
+    if (req.size.lt(rules.minSize)) return REJECT.minSize(rules.minSize, sizeText);
+    if (req.size.gt(rules.maxSize)) return REJECT.maxSize(rules.maxSize, sizeText);
+    for (const p of [req.triggerPrice, req.executePrice]) {
+      if (p !== undefined && (p.lte(0) || !p.mod(rules.priceTick).eq(0)))
+        return REJECT.priceTick(rules.priceTick, p.toFixed());
+    }
+    return undefined;
+  }
+
+  /** The price a plan watches: the mark price when asked for and present, else the last. */
+  #watchedPrice(symbol: string, source: TriggerSource): Dec | undefined {
+    if (source === 'mark') {
+      const mark = this.market.mark(symbol);
+      if (mark !== undefined) return mark;
+    }
+    return this.market.book(symbol)?.last;
+  }
+
   #validate(symbol: string, req: SimOrderRequest): VenueReject | undefined {
     if (!this.isKnownSymbol(symbol)) return REJECT.invalid('symbol');
-    if (this.#byClientOid.has(req.clientOid)) return REJECT.duplicateClientOid(req.clientOid);
+    if (this.#clientOidTaken(req.clientOid)) return REJECT.duplicateClientOid(req.clientOid);
     const rules = this.contracts.rules(symbol);
     const sizeText = req.size.toFixed();
     if (req.size.lte(0) || !req.size.mod(rules.sizeStep).eq(0))
@@ -636,6 +732,7 @@ export class MatchingCore {
       this.#retention?.ended(o.orderId, o.symbol, o.updateTime);
     }
     this.#orders.set(o.orderId, o);
+    this.#plans.onOrderSaved(prev, o);
     if (visible) {
       const revs = this.#revisions.get(o.orderId);
       if (revs) revs.push(o);

@@ -77,10 +77,76 @@ export interface SimFill {
   readonly createdTime: number;
 }
 
-export function isActive(o: SimOrder): boolean {
+export function isActive(o: { readonly status: SimOrderStatus }): boolean {
   return o.status === 'pending' || o.status === 'open' || o.status === 'canceling';
 }
 
 export function remainingOf(o: SimOrder): Dec {
   return o.size.minus(o.filledQty);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Plan (trigger) orders (./plans.ts)
+
+/**
+ * A plan's own life: `untriggered` (resting at the venue), then `triggered` (it became its child
+ * order, whose life the row then follows), or `canceled` (by request), `expired` (the 90-day window)
+ * or `failed` (triggered, but its child order was refused: a close larger than the position, …).
+ */
+export type SimPlanStatus = 'untriggered' | 'triggered' | 'canceled' | 'expired' | 'failed';
+
+/** Which price a plan watches: the ticker's last, or its mark price (last when a ticker has none). */
+export type TriggerSource = 'last' | 'mark';
+
+/** `rise`: fires when the price reaches the trigger from below (price ≥ trigger); `fall`: price ≤ trigger. */
+export type TriggerDirection = 'rise' | 'fall';
+
+/** What a plan order asks for: one plan_order body, parsed. */
+export interface SimPlanRequest {
+  readonly clientOid: string;
+  readonly side: OrderSide;
+  readonly size: Dec;
+  readonly triggerPrice: Dec;
+  /** Absent: market execution (match_type 1). */
+  readonly executePrice?: Dec;
+  readonly marginMode?: MarginMode;
+  /** Absent: the simulator's default (`planTriggerSource`). */
+  readonly triggerSource?: TriggerSource;
+}
+
+/** The child order's figures, copied into the plan on every revision of the child. */
+export interface PlanChild {
+  readonly orderId: string;
+  readonly status: SimOrderStatus;
+  readonly filledQty: Dec;
+  readonly filledValue: Dec;
+  readonly fee: Dec;
+  readonly totalProfits: Dec;
+}
+
+/** One plan order as the venue knows it. Immutable: every change is a new revision. */
+export interface SimPlan {
+  readonly orderId: string;
+  /** Absent for the plans the venue makes from an order's preset TP/SL (live rows show null). */
+  readonly clientOid?: string;
+  readonly symbol: string;
+  readonly side: OrderSide;
+  readonly size: Dec;
+  readonly triggerPrice: Dec;
+  readonly executePrice?: Dec;
+  readonly triggerSource: TriggerSource;
+  /** Decided by the watched price at placement (or the first price seen after it). */
+  readonly direction?: TriggerDirection;
+  readonly marginMode: MarginMode;
+  /** `plan`: placed by plan_order; the others were made from the preset fields of `parentOrderId`. */
+  readonly origin: 'plan' | 'presetTakeProfit' | 'presetStopLoss';
+  readonly parentOrderId?: string;
+  readonly status: SimPlanStatus;
+  readonly createTime: number;
+  /** Time of this revision. */
+  readonly updateTime: number;
+  readonly triggerTime?: number;
+  readonly child?: PlanChild;
+  /** Why it ended canceled, expired or failed. */
+  readonly reason?: string;
 }

@@ -35,7 +35,7 @@ function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
 }
 
 /** The first zod issue as a venue refusal, naming the parameter (`prefix` for batch entries). */
-function rejectFromIssues(root: unknown, error: z.ZodError, prefix = ''): VenueReject {
+export function rejectFromIssues(root: unknown, error: z.ZodError, prefix = ''): VenueReject {
   const issue = error.issues[0];
   if (!issue || issue.path.length === 0) return REJECT.validation(issue?.message);
   const name = prefix + issue.path.map(String).join('.');

@@ -7,8 +7,8 @@
 // the envelope {"code","msg","requestTime","data":null} with HTTP 400 (403 for 40022, 429 for 429).
 // Processing is serialised, so the core sees requests one at a time in arrival order.
 //
-// Inspection API (no auth, loopback peers only): GET /sim/v1/orders, /sim/v1/fills, /sim/v1/positions,
-// /sim/v1/stats.
+// Inspection API (no auth, loopback peers only): GET /sim/v1/orders, /sim/v1/fills, /sim/v1/plans,
+// /sim/v1/positions, /sim/v1/stats.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
@@ -248,6 +248,8 @@ export class SimServer {
           return send(res, 200, toJsonText(v.inspectOrders()));
         case '/sim/v1/fills':
           return send(res, 200, toJsonText(v.inspectFills()));
+        case '/sim/v1/plans':
+          return send(res, 200, toJsonText(v.inspectPlans()));
         case '/sim/v1/positions':
           return send(res, 200, toJsonText(v.inspectPositions()));
         case '/sim/v1/stats':

@@ -23,20 +23,25 @@ import { tickerRows } from '../../core/ticker-rows.ts';
 import type { ContractSpec, RecordedPoll, Ticker, WireTicker } from '../../core/market.ts';
 import type { CancelOutcome, FillPage, OrderReport, PlaceOutcome, PlanPage } from '../../core/reports.ts';
 import type {
+  CancelPlanRequest,
   CancelRequest,
+  CurrentPlanQuery,
   ExchangePort,
   FillsQuery,
   HistoryQuery,
   PlaceEntry,
+  PlanEntry,
   PlanHistoryQuery,
 } from '../port.ts';
 import {
   batchOutcomesFromWire,
   cancelOutcomeFromWire,
   contractFromWire,
+  currentPlanPageFromWire,
   fillFromWire,
   orderReportFromWire,
   placeEntryToWire,
+  planEntryToWire,
   planReportFromWire,
   tickerFromWire,
 } from '../weex/mappers.ts';
@@ -46,8 +51,11 @@ import {
   contractsSchema,
   fillsReplySchema,
   historySchema,
+  cancelPlanReplySchema,
+  currentPlanReplySchema,
   placeOrderReplySchema,
   planHistoryReplySchema,
+  planOrderReplySchema,
 } from '../weex/schemas.ts';
 import { classifyVenueCode } from '../weex/venue-errors.ts';
 import { FaultInjector, NO_FAULTS, type FaultProfile } from './faults.ts';
@@ -55,6 +63,7 @@ import { MatchingCore, type MatchingConfig } from './matching.ts';
 import { DEFAULT_SIM_RETENTION_MS } from './retention.ts';
 import type { SimStatsSnapshot } from './stats.ts';
 import { httpStatusOf, type VenueReject } from './venue-errors.ts';
+import type { PlanRowStyle } from './plan-wire.ts';
 import { SimVenue, type VenueReply } from './venue.ts';
 import { WeightLimiter, type WeightLimits } from './weights.ts';
 
@@ -66,6 +75,8 @@ export interface SimPortOptions extends MatchingConfig {
   readonly faults?: FaultProfile;
   /** Seed of the fault dice; default `seed` (the matching seed), else 1. */
   readonly faultSeed?: number;
+  /** Plan rows in the documented codes (default) or the live upper-case words. */
+  readonly planRowStyle?: PlanRowStyle;
 }
 
 /** A tickers reply whose body the caller reads from the core instead (`tickers(only)`). */
@@ -109,6 +120,7 @@ export class SimPort implements ExchangePort {
       limiter: new WeightLimiter(opts.limits ?? {}),
       faults: new FaultInjector(opts.faults ?? NO_FAULTS, seed),
       idsAsNumbers: false,
+      ...(opts.planRowStyle !== undefined ? { planRowStyle: opts.planRowStyle } : {}),
     });
   }
 
@@ -324,6 +336,52 @@ export class SimPort implements ExchangePort {
       const page = planHistoryReplySchema.parse(body);
       return { plans: page.list.map(planReportFromWire), nextPage: page.nextPage ?? false };
     });
+  }
+
+  placePlan(symbol: SymbolId, entry: PlanEntry): Promise<PlaceOutcome> {
+    return this.#run<PlaceOutcome>(
+      'planOrder',
+      '',
+      planEntryToWire(symbol, entry),
+      (body) => ({
+        clientOid: entry.clientOid,
+        outcome: 'accepted',
+        orderId: toOrderId(planOrderReplySchema.parse(body).order_id),
+      }),
+      (r) => ({ clientOid: entry.clientOid, outcome: 'rejected', code: r.code, message: r.msg }),
+    );
+  }
+
+  cancelPlan(req: CancelPlanRequest): Promise<CancelOutcome> {
+    const body = {
+      symbol: req.symbol,
+      ...(req.orderId !== undefined ? { orderId: req.orderId } : {}),
+      ...(req.clientOid !== undefined ? { clientOid: req.clientOid } : {}),
+    };
+    return this.#run<CancelOutcome>(
+      'cancelPlan',
+      '',
+      body,
+      (b) => cancelOutcomeFromWire(cancelPlanReplySchema.parse(b)),
+      (r) => ({
+        ...(req.orderId !== undefined ? { orderId: req.orderId } : {}),
+        ...(req.clientOid !== undefined ? { clientOid: req.clientOid } : {}),
+        result: false,
+        errCode: r.code,
+        errMsg: r.msg,
+      }),
+    );
+  }
+
+  currentPlans(q: CurrentPlanQuery): Promise<PlanPage> {
+    const query = queryText([
+      ['symbol', q.symbol],
+      ['page', q.page],
+      ['limit', q.limit],
+    ]);
+    return this.#run('currentPlan', query, undefined, (body) =>
+      currentPlanPageFromWire(currentPlanReplySchema.parse(body), q.limit),
+    );
   }
 
   // -------------------------------------------------------------------------------------------

@@ -17,6 +17,9 @@ import {
   queryParams,
   type QueryParams,
 } from './params.ts';
+import { parseCancelPlanBody, parseCurrentPlanQuery, parsePlanOrderBody } from './plan-params.ts';
+import { planRowToWire, type PlanRowStyle } from './plan-wire.ts';
+import type { OrderSide } from '../../core/orders.ts';
 import { SimStats, type SimStatsSnapshot } from './stats.ts';
 import { REJECT, type VenueReject } from './venue-errors.ts';
 import { WeightLimiter } from './weights.ts';
@@ -39,7 +42,16 @@ export interface VenueOptions {
   readonly faults?: FaultInjector;
   /** Fills tradeId/orderId as JSON number literals (as the venue sends them); default true. */
   readonly idsAsNumbers?: boolean;
+  /** Plan rows in the documented codes (default) or the live upper-case words (./plan-wire.ts). */
+  readonly planRowStyle?: PlanRowStyle;
 }
+
+const DELEGATE_SIDE: Readonly<Record<number, OrderSide>> = {
+  1: 'open_long',
+  2: 'open_short',
+  3: 'close_long',
+  4: 'close_short',
+};
 
 /** The account's key in the UID window: a label, never the API key itself (stats are public). */
 export const ACCOUNT_UID = 'account';
@@ -69,12 +81,14 @@ export class SimVenue {
   readonly faults: FaultInjector;
   readonly stats = new SimStats();
   readonly idsAsNumbers: boolean;
+  readonly planRowStyle: PlanRowStyle;
 
   constructor(opts: VenueOptions) {
     this.core = opts.core;
     this.limiter = opts.limiter ?? new WeightLimiter();
     this.faults = opts.faults ?? new FaultInjector(NO_FAULTS, 0);
     this.idsAsNumbers = opts.idsAsNumbers ?? true;
+    this.planRowStyle = opts.planRowStyle ?? 'documented';
   }
 
   readonly #known = (s: string): boolean => this.core.isKnownSymbol(s);
@@ -204,11 +218,87 @@ export class SimVenue {
     return okReply(this.#maybeDuplicate(rows, rf).map((o) => historyRowToWire(o, this.core.contracts)));
   }
 
-  /** The simulator has no plan orders: a validated, empty page. */
-  historyPlan(q: QueryParams): VenueReply {
+  // -------------------------------------------------------------------------------------------
+  // Plan (trigger) orders (./plans.ts)
+
+  /** plan_order: `{client_oid, order_id}` like placeOrder (the client_oid echoed). */
+  planOrder(body: unknown): VenueReply {
+    const p = parsePlanOrderBody(body, this.#known);
+    if (!p.ok) return noReply(p.reject);
+    const r = this.core.placePlan(this.core.now, p.value.symbol, p.value.request);
+    return r.ok
+      ? okReply({ client_oid: r.plan.clientOid ?? null, order_id: r.plan.orderId })
+      : noReply(r.reject);
+  }
+
+  /** cancel_plan: `{order_id, client_oid, result, err_msg}`; an unknown or finished plan is 50005. */
+  cancelPlan(body: unknown): VenueReply {
+    const p = parseCancelPlanBody(body, this.#known);
+    if (!p.ok) return noReply(p.reject);
+    const r = this.core.cancelPlan(this.core.now, p.value);
+    return r.ok
+      ? okReply({
+          order_id: r.plan.orderId,
+          client_oid: r.plan.clientOid ?? null,
+          result: true,
+          err_msg: null,
+        })
+      : noReply(r.reject);
+  }
+
+  /** currentPlan: a bare array of the untriggered plans, newest first, page `page` of `limit`. */
+  currentPlan(q: QueryParams, rf: RequestFaults): VenueReply {
+    const p = parseCurrentPlanQuery(q, this.#known);
+    if (!p.ok) return noReply(p.reject);
+    const f = p.value;
+    const all = this.core.plans.current(f.symbol, this.#staleAsOf(rf));
+    const rows = all.slice(f.page * f.limit, (f.page + 1) * f.limit);
+    return okReply(
+      this.#maybeDuplicate(rows, rf).map((x) => planRowToWire(x, this.core.contracts, this.planRowStyle)),
+    );
+  }
+
+  /**
+   * historyPlan: `{list, nextPage}`, the symbol's plans no longer untriggered, created in
+   * [startTime, endTime], newest first, at most `pageSize`; `nextPage` when more match (the next page
+   * is asked for by moving endTime below the oldest row, as for fills).
+   */
+  historyPlan(q: QueryParams, rf: RequestFaults): VenueReply {
     const p = parsePlanQuery(q, this.#known);
     if (!p.ok) return noReply(p.reject);
-    return okReply({ list: [], nextPage: false });
+    const f = p.value;
+    const side = f.delegateType !== undefined ? DELEGATE_SIDE[f.delegateType] : undefined;
+    const page = this.core.plans.history(
+      {
+        symbol: f.symbol,
+        ...(f.startTime !== undefined ? { startTime: f.startTime } : {}),
+        ...(f.endTime !== undefined ? { endTime: f.endTime } : {}),
+        ...(side !== undefined ? { side } : {}),
+        limit: f.pageSize,
+      },
+      this.#staleAsOf(rf),
+    );
+    const list = this.#maybeDuplicate(page.plans, rf).map((x) =>
+      planRowToWire(x, this.core.contracts, this.planRowStyle),
+    );
+    return okReply({ list, nextPage: page.more });
+  }
+
+  /** The stale-history fault on plan reads: the plans as they stood `lagMs` ago. */
+  #staleAsOf(rf: RequestFaults): number | undefined {
+    if (rf.staleLagMs === undefined) return undefined;
+    this.faults.count('staleHistory');
+    return this.core.now - rf.staleLagMs;
+  }
+
+  inspectPlans(): unknown[] {
+    return this.core.planOrders().map((x) => ({
+      ...planRowToWire(x, this.core.contracts, this.planRowStyle),
+      origin: x.origin,
+      ...(x.parentOrderId !== undefined ? { parentOrderId: x.parentOrderId } : {}),
+      ...(x.child !== undefined ? { childOrderId: x.child.orderId } : {}),
+      ...(x.reason !== undefined ? { reason: x.reason } : {}),
+    }));
   }
 
   /** Every order and fill for the inspection API (current state, no faults, ids as strings). */
@@ -273,7 +363,13 @@ export class SimVenue {
       case 'history':
         return this.history(q, rf);
       case 'historyPlan':
-        return this.historyPlan(q);
+        return this.historyPlan(q, rf);
+      case 'planOrder':
+        return this.planOrder(body);
+      case 'cancelPlan':
+        return this.cancelPlan(body);
+      case 'currentPlan':
+        return this.currentPlan(q, rf);
     }
   }
 }

@@ -1,6 +1,6 @@
 // The venue's request-weight limits (weex-facts.md §3), enforced by the simulator: a rolling 10 s
 // window of weight per IP and, independently, per UID (1000 each by default), and at most 10
-// requests per rolling second on placeOrder/cancel_order per UID. Pure: time is passed in. A refused
+// requests per rolling second on placeOrder/cancel_order/plan_order/cancel_plan per UID. Pure: time is passed in. A refused
 // request charges nothing (the venue's behaviour here is undocumented; this is the lenient reading).
 import { VENUE_LIMITS, type Endpoint } from '../../core/endpoints.ts';
 

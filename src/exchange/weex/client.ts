@@ -22,20 +22,25 @@ import { orderId as toOrderId, type SymbolId } from '../../core/ids.ts';
 import type { ContractSpec, Ticker } from '../../core/market.ts';
 import type { CancelOutcome, FillPage, OrderReport, PlaceOutcome, PlanPage } from '../../core/reports.ts';
 import type {
+  CancelPlanRequest,
   CancelRequest,
+  CurrentPlanQuery,
   ExchangePort,
   FillsQuery,
   HistoryQuery,
   PlaceEntry,
+  PlanEntry,
   PlanHistoryQuery,
 } from '../port.ts';
 import {
   batchOutcomesFromWire,
   cancelOutcomeFromWire,
   contractFromWire,
+  currentPlanPageFromWire,
   fillFromWire,
   orderReportFromWire,
   placeEntryToWire,
+  planEntryToWire,
   planReportFromWire,
   tickerFromWire,
   wireTickerFromParsed,
@@ -44,26 +49,32 @@ import { buildQuery } from './query.ts';
 import {
   checkBatch,
   checkCancel,
+  checkCurrentPlanQuery,
   checkFillsQuery,
   checkHistoryQuery,
   checkPlaceEntry,
   checkPlanHistoryQuery,
+  checkPlanOrder,
   checkSymbol,
 } from './request-checks.ts';
 import { DEFAULT_RETRY, realSleep, withRetry, type RetryOptions, type Sleep } from './retry.ts';
 import {
   batchOrdersReplySchema,
   cancelOrderReplySchema,
+  cancelPlanReplySchema,
   contractsSchema,
+  currentPlanReplySchema,
   fillsReplySchema,
   historySchema,
   placeOrderReplySchema,
   planHistoryReplySchema,
+  planOrderReplySchema,
   tickersSchema,
   timeSchema,
   type WireBatchOrdersBody,
   type WirePlaceEntry,
   type WirePlaceOrderBody,
+  type WirePlanOrderBody,
 } from './schemas.ts';
 import { ServerClock } from './server-clock.ts';
 import { signedHeaders, type Credentials } from './signer.ts';
@@ -115,6 +126,9 @@ export type WirePlanHistoryReply = z.output<typeof planHistoryReplySchema>;
 export type WirePlaceOrderReply = z.output<typeof placeOrderReplySchema>;
 export type WireBatchOrdersReply = z.output<typeof batchOrdersReplySchema>;
 export type WireCancelOrderReply = z.output<typeof cancelOrderReplySchema>;
+export type WirePlanOrderReply = z.output<typeof planOrderReplySchema>;
+export type WireCancelPlanReply = z.output<typeof cancelPlanReplySchema>;
+export type WireCurrentPlanReply = z.output<typeof currentPlanReplySchema>;
 
 const systemClock: Clock = { now: () => Date.now() };
 const PUBLIC_HEADERS: Readonly<Record<string, string>> = { accept: 'application/json' };
@@ -284,6 +298,50 @@ export class WeexClient implements ExchangePort {
     return this.#parse(cancelOrderReplySchema, raw, 'cancelOrder');
   }
 
+  /**
+   * POST plan_order. Fields go out in a fixed order and only the documented ones (the simulator's
+   * `triggerPriceType` is never sent). Never retried: a lost reply is OutcomeUnknownError.
+   */
+  async rawPlanOrder(body: WirePlanOrderBody): Promise<WirePlanOrderReply> {
+    checkPlanOrder(body);
+    const wire = {
+      symbol: body.symbol,
+      client_oid: body.client_oid,
+      size: body.size,
+      type: body.type,
+      match_type: body.match_type,
+      execute_price: body.execute_price,
+      trigger_price: body.trigger_price,
+      ...(body.marginMode !== undefined ? { marginMode: body.marginMode } : {}),
+    };
+    const raw = await this.#call(ENDPOINTS.planOrder, '', wire);
+    return this.#parse(planOrderReplySchema, raw, 'planOrder');
+  }
+
+  /** POST cancel_plan with exactly one of orderId and clientOid (the cancel_order body). */
+  async rawCancelPlan(req: CancelPlanRequest): Promise<WireCancelPlanReply> {
+    checkCancel(req);
+    const wire = {
+      symbol: req.symbol,
+      ...(req.orderId !== undefined ? { orderId: req.orderId } : {}),
+      ...(req.clientOid !== undefined ? { clientOid: req.clientOid } : {}),
+    };
+    const raw = await this.#call(ENDPOINTS.cancelPlan, '', wire);
+    return this.#parse(cancelPlanReplySchema, raw, 'cancelPlan');
+  }
+
+  /** GET currentPlan: the untriggered plans, `page` from 0, `limit` ≤ 100. */
+  async rawCurrentPlan(q: CurrentPlanQuery = {}): Promise<WireCurrentPlanReply> {
+    checkCurrentPlanQuery(q);
+    const query = buildQuery([
+      ['symbol', q.symbol],
+      ['page', q.page],
+      ['limit', q.limit],
+    ]);
+    const raw = await this.#call(ENDPOINTS.currentPlan, query, undefined);
+    return this.#parse(currentPlanReplySchema, raw, 'currentPlan');
+  }
+
   // ------------------------------------------------------------------------------------------
   // ExchangePort (core types)
 
@@ -367,6 +425,41 @@ export class WeexClient implements ExchangePort {
       plans: page.list.map(planReportFromWire),
       nextPage: page.nextPage ?? false,
     }));
+  }
+
+  async placePlan(symbol: SymbolId, entry: PlanEntry): Promise<PlaceOutcome> {
+    try {
+      const reply = await this.rawPlanOrder(planEntryToWire(symbol, entry));
+      return { clientOid: entry.clientOid, outcome: 'accepted', orderId: toOrderId(reply.order_id) };
+    } catch (err) {
+      if (!isOrderLevelRejection(err)) throw err;
+      return {
+        clientOid: entry.clientOid,
+        outcome: 'rejected',
+        code: err.venueCode,
+        message: err.venueMessage,
+      };
+    }
+  }
+
+  async cancelPlan(req: CancelPlanRequest): Promise<CancelOutcome> {
+    try {
+      return cancelOutcomeFromWire(await this.rawCancelPlan(req));
+    } catch (err) {
+      if (!isOrderLevelRejection(err)) throw err;
+      return {
+        ...(req.orderId !== undefined ? { orderId: req.orderId } : {}),
+        ...(req.clientOid !== undefined ? { clientOid: req.clientOid } : {}),
+        result: false,
+        errCode: err.venueCode,
+        errMsg: err.venueMessage,
+      };
+    }
+  }
+
+  async currentPlans(q: CurrentPlanQuery): Promise<PlanPage> {
+    const reply = await this.rawCurrentPlan(q);
+    return this.#map('currentPlan', () => currentPlanPageFromWire(reply, q.limit));
   }
 
   // ------------------------------------------------------------------------------------------

@@ -1,6 +1,6 @@
 // Wire ↔ core mapping, in one place. Wire values are strings; core values are Dec and branded ids.
 import { TickerView } from '../../core/ticker-view.ts';
-import { dec, decToString, ONE, type Dec } from '../../core/decimal.ts';
+import { dec, decToString, ONE, ZERO, type Dec } from '../../core/decimal.ts';
 import { clientOid, orderId, symbolId, tradeId } from '../../core/ids.ts';
 import type { ContractSpec, Ticker, WireTicker } from '../../core/market.ts';
 import type { OrderSide, OrderType } from '../../core/orders.ts';
@@ -10,11 +10,12 @@ import {
   type FillReport,
   type OrderReport,
   type PlaceOutcome,
+  type PlanPage,
   type PlanReport,
   type PlanStatus,
   type VenueOrderStatus,
 } from '../../core/reports.ts';
-import type { PlaceEntry } from '../port.ts';
+import type { PlaceEntry, PlanEntry } from '../port.ts';
 import {
   WIRE_ORDER_TYPE,
   WIRE_TYPE,
@@ -24,6 +25,7 @@ import {
   type WireFill,
   type WireHistoryRow,
   type WirePlaceEntry,
+  type WirePlanOrderBody,
   type WirePlanRow,
   type WireTickerParsed,
 } from './schemas.ts';
@@ -79,6 +81,25 @@ export function placeEntryToWire(e: PlaceEntry): WirePlaceEntry {
     order_type: WIRE_ORDER_TYPE[e.orderType],
     match_price: e.price === undefined ? '1' : '0',
     ...(e.price !== undefined ? { price: decToString(e.price) } : {}),
+    ...(e.presetTakeProfitPrice !== undefined
+      ? { presetTakeProfitPrice: decToString(e.presetTakeProfitPrice) }
+      : {}),
+    ...(e.presetStopLossPrice !== undefined
+      ? { presetStopLossPrice: decToString(e.presetStopLossPrice) }
+      : {}),
+  };
+}
+
+/** A plan entry as the plan_order body; market execution sends `match_type "1"`, `execute_price "0"`. */
+export function planEntryToWire(symbol: string, e: PlanEntry): WirePlanOrderBody {
+  return {
+    symbol,
+    client_oid: e.clientOid,
+    size: decToString(e.size),
+    type: WIRE_TYPE[e.side],
+    match_type: e.executePrice === undefined ? '1' : '0',
+    execute_price: e.executePrice === undefined ? '0' : decToString(e.executePrice),
+    trigger_price: decToString(e.triggerPrice),
   };
 }
 
@@ -214,7 +235,24 @@ export function planStatusFromWire(s: string): PlanStatus {
   }
 }
 
+const PLAN_SIDE_BY_WORD: Readonly<Record<string, OrderSide>> = {
+  OPEN_LONG: 'open_long',
+  OPEN_SHORT: 'open_short',
+  CLOSE_LONG: 'close_long',
+  CLOSE_SHORT: 'close_short',
+};
+
+/**
+ * Plan `type`: documented codes `1`..`10` or observed words (`CLOSE_LONG`). Codes 1..4 and the four
+ * plain words map to a side; 5..10 (reduce, ADL, liquidation closes) and any other word map to none.
+ */
+export function planSideFromWire(t: string): OrderSide | undefined {
+  return SIDE_BY_WIRE[t] ?? PLAN_SIDE_BY_WORD[t.toUpperCase()];
+}
+
 export function planReportFromWire(w: WirePlanRow): PlanReport {
+  const side = planSideFromWire(w.type);
+  const triggerTime = typeof w.triggerTime === 'number' && w.triggerTime > 0 ? w.triggerTime : undefined;
   return {
     symbol: symbolId(w.symbol),
     orderId: orderId(w.order_id),
@@ -222,10 +260,33 @@ export function planReportFromWire(w: WirePlanRow): PlanReport {
     status: planStatusFromWire(w.status),
     rawStatus: w.status,
     type: w.type,
+    ...(side !== undefined ? { side } : {}),
     orderType: w.order_type,
     size: dec(w.size),
     price: dec(w.price),
     triggerPrice: dec(w.triggerPrice),
     createTime: w.createTime,
+    filledQty: w.filled_qty !== undefined ? dec(w.filled_qty) : ZERO,
+    priceAvg: w.price_avg !== undefined ? dec(w.price_avg) : ZERO,
+    fee: w.fee !== undefined ? dec(w.fee) : ZERO,
+    ...(triggerTime !== undefined ? { triggerTime } : {}),
+    ...(w.triggerPriceType ? { triggerPriceType: w.triggerPriceType } : {}),
+  };
+}
+
+/** currentPlan's default and largest page. */
+export const CURRENT_PLAN_PAGE_MAX = 100;
+
+/**
+ * A currentPlan reply as a page. The venue answers a bare array (no next-page flag): a full page
+ * (`limit` rows, default 100) says a further page may hold more.
+ */
+export function currentPlanPageFromWire(
+  reply: { readonly list: readonly WirePlanRow[]; readonly nextPage?: boolean | undefined },
+  limit: number | undefined,
+): PlanPage {
+  return {
+    plans: reply.list.map(planReportFromWire),
+    nextPage: reply.nextPage ?? reply.list.length >= (limit ?? CURRENT_PLAN_PAGE_MAX),
   };
 }

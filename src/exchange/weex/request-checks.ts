@@ -2,8 +2,15 @@
 // costs weight or leaves doubt. Each check throws BadInputError naming the field.
 import { BadInputError } from '../../core/errors.ts';
 import { CLIENT_OID_PATTERN } from '../../core/ids.ts';
-import type { CancelRequest, FillsQuery, HistoryQuery, PlanHistoryQuery } from '../port.ts';
-import type { WirePlaceEntry } from './schemas.ts';
+import type {
+  CancelPlanRequest,
+  CancelRequest,
+  CurrentPlanQuery,
+  FillsQuery,
+  HistoryQuery,
+  PlanHistoryQuery,
+} from '../port.ts';
+import type { WirePlaceEntry, WirePlanOrderBody } from './schemas.ts';
 
 export const MAX_BATCH = 20;
 export const MAX_FILLS_LIMIT = 100;
@@ -85,7 +92,18 @@ export function checkBatch(symbol: string, entries: readonly WirePlaceEntry[]): 
   });
 }
 
-export function checkCancel(req: CancelRequest): void {
+/** A plan_order body: a limit plan (match_type "0") needs a positive execute_price; market sends "0". */
+export function checkPlanOrder(b: WirePlanOrderBody): void {
+  checkSymbol(b.symbol);
+  checkClientOid(b.client_oid);
+  checkPositiveDecimal(b.size, 'size');
+  checkPositiveDecimal(b.trigger_price, 'trigger_price');
+  if (b.match_type === '0') checkPositiveDecimal(b.execute_price, 'execute_price');
+  else if (!PLAIN_DECIMAL.test(b.execute_price))
+    throw new BadInputError('must be a plain decimal string ("0" for a market plan)', 'execute_price');
+}
+
+export function checkCancel(req: CancelRequest | CancelPlanRequest): void {
   checkSymbol(req.symbol);
   const hasOrderId = req.orderId !== undefined;
   const hasClientOid = req.clientOid !== undefined;
@@ -125,4 +143,13 @@ export function checkPlanHistoryQuery(q: PlanHistoryQuery): void {
   checkWindow(q.startTime, q.endTime);
   if (q.delegateType !== undefined) checkIntInRange(q.delegateType, 1, 4, 'delegateType');
   if (q.pageSize !== undefined) checkIntInRange(q.pageSize, 1, MAX_PAGE_SIZE, 'pageSize');
+}
+
+export const MAX_CURRENT_PLAN_LIMIT = 100;
+const MAX_PAGE_NUMBER = 1_000_000;
+
+export function checkCurrentPlanQuery(q: CurrentPlanQuery): void {
+  if (q.symbol !== undefined) checkSymbol(q.symbol);
+  if (q.page !== undefined) checkIntInRange(q.page, 0, MAX_PAGE_NUMBER, 'page');
+  if (q.limit !== undefined) checkIntInRange(q.limit, 1, MAX_CURRENT_PLAN_LIMIT, 'limit');
 }

@@ -1,13 +1,13 @@
 // Retry policy per operation (ARCHITECTURE.md invariant 3: reads and cancels may be retried,
 // placements may not).
 //
-//   read   (time, contracts, tickers, history, fills, historyPlan): retry TransportError,
+//   read   (time, contracts, tickers, history, fills, historyPlan, currentPlan): retry TransportError,
 //          OutcomeUnknownError and RateLimitedError — a read has no effect at the exchange.
-//   cancel (cancel_order): retry TransportError (nothing was sent) and RateLimitedError (the
+//   cancel (cancel_order, cancel_plan): retry TransportError (nothing was sent) and RateLimitedError (the
 //          exchange refused before acting). Not OutcomeUnknownError: the cancel may have worked, and
 //          a resent cancel of an order that is now gone answers 50005, which the caller must read as
 //          "already gone" — the caller settles it from history instead.
-//   never  (placeOrder, batchOrders): no retry at all, not even a TransportError. Telling "not sent"
+//   never  (placeOrder, batchOrders, plan_order): no retry at all, not even a TransportError. Telling "not sent"
 //          from "sent" relies on error codes; a duplicate order costs real money, so a placement is
 //          attempted exactly once and the caller (executor + reconciliation) decides what follows,
 //          keyed by the client_oid it persisted before sending.
@@ -28,9 +28,12 @@ export const RETRY_CLASS: Readonly<Record<EndpointId, RetryClass>> = {
   history: 'read',
   fills: 'read',
   historyPlan: 'read',
+  currentPlan: 'read',
   cancelOrder: 'cancel',
+  cancelPlan: 'cancel',
   placeOrder: 'never',
   batchOrders: 'never',
+  planOrder: 'never',
 };
 
 export interface RetryOptions {

@@ -115,6 +115,24 @@ export const batchOrdersBodySchema = z.object({
 });
 export type WireBatchOrdersBody = z.infer<typeof batchOrdersBodySchema>;
 
+/**
+ * plan_order body (weex-facts.md §5): `match_type` 0 limit / 1 market, `execute_price` the limit
+ * price ("0" for market, as live bots send), `trigger_price`. `triggerPriceType` is not documented for
+ * requests: only the simulator reads it (last | mark), the client never sends it.
+ */
+export const planOrderBodySchema = z.object({
+  symbol: z.string().min(1),
+  client_oid: z.string().regex(/^[A-Za-z0-9_-]{1,40}$/, 'client_oid must be 1-40 chars of [A-Za-z0-9_-]'),
+  size: wireDecimal,
+  type: digitCode(['1', '2', '3', '4']),
+  match_type: digitCode(['0', '1']),
+  execute_price: wireDecimal,
+  trigger_price: wireDecimal,
+  marginMode: z.union([z.literal(1), z.literal(3), z.literal('1'), z.literal('3')]).optional(),
+  triggerPriceType: z.string().optional(),
+});
+export type WirePlanOrderBody = z.infer<typeof planOrderBodySchema>;
+
 export const cancelOrderBodySchema = z.object({
   symbol: z.string().min(1).optional(),
   orderId: wireId.optional(),
@@ -244,6 +262,28 @@ export const planHistoryReplySchema = z.object({
   list: z.array(planRowSchema),
   nextPage: z.boolean().optional(),
 });
+
+/** plan_order answers like placeOrder: `{client_oid, order_id}` (client_oid echoed or null). */
+export const planOrderReplySchema = placeOrderReplySchema;
+
+/** cancel_plan answers like cancel_order: `{order_id, client_oid, result, err_msg}` (live: client_oid null). */
+export const cancelPlanReplySchema = cancelOrderReplySchema;
+
+/**
+ * currentPlan: documented and observed as a bare array of plan rows; `{list,nextPage}` and `{data:[…]}`
+ * are accepted too (the history-plan shape and the Bitget wrapper), as for fills.
+ */
+export const currentPlanReplySchema = z
+  .union([
+    z.array(planRowSchema),
+    z.object({ list: z.array(planRowSchema), nextPage: z.boolean().optional() }),
+    z.object({ data: z.array(planRowSchema) }),
+  ])
+  .transform((v) => {
+    if (Array.isArray(v)) return { list: v, nextPage: undefined as boolean | undefined };
+    if ('list' in v) return { list: v.list, nextPage: v.nextPage };
+    return { list: v.data, nextPage: undefined as boolean | undefined };
+  });
 
 // ---------------------------------------------------------------------------------------------
 // Errors
