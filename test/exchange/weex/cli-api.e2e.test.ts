@@ -60,7 +60,12 @@ beforeAll(async () => {
             })
           : sendJson(res, 200, fixture('fills.18-digit-ids.json'));
       case '/capi/v2/order/placeOrder':
+      case '/capi/v2/order/plan_order':
         return sendJson(res, 200, fixture('placeOrder.echo-client-oid.json'));
+      case '/capi/v2/order/cancel_plan':
+        return sendJson(res, 200, fixture('cancel_order.json'));
+      case '/capi/v2/order/currentPlan':
+        return sendJson(res, 200, fixture('currentPlan.json'));
       case '/capi/v2/order/batchOrders':
         // Raw text: the first order_id is an 18-digit JSON number, as some replies send ids.
         return sendJson(
@@ -149,6 +154,68 @@ describe.concurrent('capibot api (e2e)', { timeout: 90_000 }, () => {
     expect(server.to('/capi/v2/order/cancel_order')).toHaveLength(0);
     expect(server.to('/capi/v2/order/history')).toHaveLength(0);
     expect(server.requests.filter((r) => r.query.includes('many'))).toHaveLength(0);
+  });
+
+  it('api plan-place (market: match_type 1, execute_price 0), plan-cancel, plan-current', async () => {
+    const [placed, canceled, current, noId] = await Promise.all([
+      capibot(
+        [
+          'api',
+          'plan-place',
+          '--base-url',
+          server.url,
+          '--symbol',
+          'cmt_btcusdt',
+          '--client-oid',
+          'smt_tighten_1771475543800',
+          '--side',
+          'close_long',
+          '--size',
+          '0.01',
+          '--trigger-price',
+          '95000',
+        ],
+        CREDS,
+      ),
+      capibot(
+        [
+          'api',
+          'plan-cancel',
+          '--base-url',
+          server.url,
+          '--symbol',
+          'cmt_btcusdt',
+          '--order-id',
+          '596476148997685805',
+        ],
+        CREDS,
+      ),
+      capibot(
+        ['api', 'plan-current', '--base-url', server.url, '--symbol', 'cmt_btcusdt', '--limit', '50'],
+        CREDS,
+      ),
+      capibot(['api', 'plan-cancel', '--base-url', server.url, '--symbol', 'cmt_btcusdt'], CREDS),
+    ]);
+    expect(placed.code).toBe(0);
+    expect(JSON.parse(placed.stdout)).toMatchObject({ order_id: '719220560554361701' });
+    expect(JSON.parse(server.to('/capi/v2/order/plan_order')[0]!.body)).toEqual({
+      symbol: 'cmt_btcusdt',
+      client_oid: 'smt_tighten_1771475543800',
+      size: '0.01',
+      type: '3',
+      match_type: '1',
+      execute_price: '0',
+      trigger_price: '95000',
+    });
+    expect(canceled.code).toBe(0);
+    expect(JSON.parse(canceled.stdout)).toMatchObject({ order_id: '596476148997685805', result: true });
+    expect(current.code).toBe(0);
+    expect((JSON.parse(current.stdout) as { list: unknown[] }).list).toHaveLength(1);
+    expect(server.to('/capi/v2/order/currentPlan').map((q) => q.query)).toContain(
+      'symbol=cmt_btcusdt&limit=50',
+    );
+    expect(noId.code).toBe(2);
+    expect(noId.stderr).toContain('exactly one');
   });
 
   it('api place: one entry → placeOrder, several → batchOrders; a bad file exits 2', async () => {
