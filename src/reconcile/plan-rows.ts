@@ -2,7 +2,9 @@
 // plan orders as it settles regular ones: a plan row carries the plan's own order id and client_oid,
 // and says how far the plan got. What a row says, as an order-history status:
 //
-//   untriggered          → `untriggered`  (acceptance only: the plan waits for its trigger)
+//   untriggered          → `untriggered`  (acceptance only: the plan waits for its trigger), or
+//                          `pending` when the row has a trigger time (the documented numeric codes
+//                          have no "triggered": a fired plan whose child has not filled shows `0`)
 //   triggered            → `pending`      (its child order is in matching; no quantity known yet)
 //   partially_filled     → `open`         (with the row's filled quantity and average price)
 //   filled               → `filled`       (`pending` when the row carries no filled quantity: the
@@ -18,7 +20,7 @@ import type { OrderReport, PlanReport, VenueOrderStatus } from '../core/reports.
 function statusOf(p: PlanReport): VenueOrderStatus | undefined {
   switch (p.status) {
     case 'untriggered':
-      return 'untriggered';
+      return p.triggerTime !== undefined ? 'pending' : 'untriggered';
     case 'triggered':
       return 'pending';
     case 'partially_filled':

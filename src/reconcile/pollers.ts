@@ -507,7 +507,9 @@ export class Reconciler {
       await this.#exclusive(async () => {
         const noted = this.#noting(loop, this.#d.read);
         if (loop === 'plans') {
-          if ((await this.#plans(noted.read)) === 0) noted.done();
+          // A later plan round may be skipped while the venue is unchanged (plan revisions change it).
+          await this.#plans(noted.read);
+          noted.done();
         } else {
           await this.#round(loop, noted.read);
           noted.done();

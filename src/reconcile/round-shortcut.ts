@@ -14,8 +14,8 @@ import type { PlanCursor } from './plan-history-window.ts';
  * last real round made, which it does only when sending them would not have waited for anything (the
  * executor has no work and the budget grants them at once). Such a round would have found nothing to
  * change; skipping it leaves orders, fills, weights, request counts and timing exactly as they would
- * have been, which the backtest/live parity test checks. Plan polls are skipped alike when the last
- * real one found no plan order (their cursor still moves on, as a real empty poll moves it).
+ * have been, which the backtest/live parity test checks. Plan polls are skipped alike (a plan's
+ * every revision changes the venue version; their cursor still moves on, as a real poll moves it).
  */
 export interface RoundShortcut {
   /** Changes whenever an order or a fill changes at the venue. */

@@ -13,7 +13,7 @@ const never = (): Promise<never> => new Promise<never>(() => undefined);
 function executor(maxInFlight?: number): Executor {
   const vt = new VirtualTime(1_000_000);
   return new Executor({
-    port: { placeOrder: never, placeBatch: never, cancelOrder: never },
+    port: { placeOrder: never, placeBatch: never, cancelOrder: never, placePlan: never, cancelPlan: never },
     clock: vt.clock,
     timers: vt.timers,
     budget: createBudget(),

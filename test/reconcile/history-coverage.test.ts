@@ -26,6 +26,7 @@ function venue(times: Readonly<Record<string, readonly number[]>>): {
   const port: ReconcilePort = {
     fills: unused,
     planHistory: unused,
+    currentPlans: unused,
     history: (q: HistoryQuery) => {
       queries.push(q);
       const symbol = q.symbol ?? BTC;

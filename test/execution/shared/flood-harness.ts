@@ -59,6 +59,8 @@ const noPort: ExecutorPort = {
   placeOrder: () => Promise.reject(new Error('not used')),
   placeBatch: () => Promise.reject(new Error('not used')),
   cancelOrder: () => Promise.reject(new Error('not used')),
+  placePlan: () => Promise.reject(new Error('not used')),
+  cancelPlan: () => Promise.reject(new Error('not used')),
 };
 
 function capture(lines: string[]): pino.Logger {
