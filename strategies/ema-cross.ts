@@ -177,8 +177,9 @@ export default defineStrategy({
         // 2. Wait while an order of ours works or its fills are not in the position yet (a stop
         //    resting at the exchange is not work in progress).
         const open = ctx.openOrders(symbol);
-        const stops = open.filter((o) => o.triggerPrice !== undefined);
-        if (open.length > stops.length || unsettled.any(symbol)) return;
+        const stops = open.filter((o) => o.status === 'untriggered');
+        const working = unsettled.list().some((o) => o.symbol === symbol && o.status !== 'untriggered');
+        if (open.length > stops.length || working) return;
         const state = ctx.tradingState();
         if (state === 'HALTED') return;
 
