@@ -1,0 +1,81 @@
+// The closable size: how much of a position a new close order may still take without the venue
+// refusing it (40015 "close larger than the closable position"). Pure; shared by regular close
+// orders (src/engine/close-cap.ts) and, later, reduce-only plan (trigger) orders.
+//
+// The venue checks a close against ITS position minus the close orders resting there on that leg.
+// Our position is folded from the fills we have seen, which lag the venue: order history can report a
+// close filled (or partly filled) before its fills arrive. So, per close order of ours on the leg:
+//   - working (created … open): it holds `size − fills applied` of our position. At the venue that
+//     is the part already filled there but not yet seen here (gone from the venue's position) plus
+//     the part still resting (reserved).
+//   - terminal, or `canceling`: `filledQty − fills applied`, the fills the venue applied that we have
+//     not seen yet. The unfilled rest of a close we asked to cancel is NOT reserved: the executor
+//     sends cancels ahead of placements, so the venue takes the cancel before a replacement close
+//     (the usual "cancel the take-profit, close at market"). Should the canceling close fill first,
+//     that fill counts as soon as history or fills show it; until then the venue may refuse the
+//     replacement (40015), a race no local view can see coming.
+// Invariant: closable = max(0, position − Σ pending) never exceeds what the venue would accept, given
+// what we know (and that cancels go first); it is exact when our view of every filled quantity is.
+import { ZERO, roundToStep, type Dec } from '../core/decimal.ts';
+import { isTerminal, type Order, type OrderSide } from '../core/orders.ts';
+
+export type Leg = 'long' | 'short';
+
+/** The leg a close side reduces; undefined for opening sides. */
+export function closedLeg(side: OrderSide): Leg | undefined {
+  if (side === 'close_long') return 'long';
+  if (side === 'close_short') return 'short';
+  return undefined;
+}
+
+/** What an order needs to say how much of a position it holds. */
+export type CloseOrderView = Pick<Order, 'side' | 'status' | 'size' | 'filledQty' | 'fillsQty'>;
+
+/**
+ * The part of `leg`'s position (as folded from the fills seen) that `order` already holds: zero for
+ * orders that do not close that leg, never negative (an overfill is not a negative reservation).
+ */
+export function pendingCloseOf(order: CloseOrderView, leg: Leg): Dec {
+  if (closedLeg(order.side) !== leg) return ZERO;
+  const applied = order.fillsQty ?? ZERO;
+  const working = !isTerminal(order.status) && order.status !== 'canceling';
+  const held = (working ? order.size : order.filledQty).minus(applied);
+  return held.gt(0) ? held : ZERO;
+}
+
+/** Σ pendingCloseOf over `orders` (any mix of symbols' orders must be filtered by the caller). */
+export function pendingCloses(orders: Iterable<CloseOrderView>, leg: Leg): Dec {
+  let sum = ZERO;
+  for (const o of orders) sum = sum.plus(pendingCloseOf(o, leg));
+  return sum;
+}
+
+/** The size a new close may take: the position less the closes already resting or in flight, ≥ 0. */
+export function closableSize(position: Dec, pending: Dec): Dec {
+  const left = position.minus(pending);
+  return left.gt(0) ? left : ZERO;
+}
+
+/** The size rules of the contract that a capped size must follow. */
+export interface SizeRules {
+  readonly sizeStep: Dec;
+  readonly minSize: Dec;
+}
+
+/**
+ * What becomes of a close of `wanted` when `closable` is left:
+ * - `full`: it fits; the size is `wanted`, untouched (its own step is the venue's business);
+ * - `shrunk`: it is cut to `closable` rounded DOWN to the size step (so it still fits);
+ * - `dropped`: that rounded size is below the minimum order size (or nothing is left): no order.
+ */
+export type CloseCap =
+  | { readonly kind: 'full'; readonly size: Dec }
+  | { readonly kind: 'shrunk'; readonly size: Dec }
+  | { readonly kind: 'dropped'; readonly size: Dec };
+
+export function capClose(wanted: Dec, closable: Dec, rules: SizeRules): CloseCap {
+  if (wanted.lte(closable)) return { kind: 'full', size: wanted };
+  const size = closable.gt(0) ? roundToStep(closable, rules.sizeStep, 'down') : ZERO;
+  if (size.gt(0) && size.gte(rules.minSize)) return { kind: 'shrunk', size };
+  return { kind: 'dropped', size: ZERO };
+}
