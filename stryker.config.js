@@ -18,6 +18,7 @@ export const KERNELS = {
   'src/strategy/testing/deferred-reads.ts': ['test/strategy/deferred-reads*.test.ts'],
   'src/core/fixed-decimal.ts': ['test/core/fixed-decimal*.test.ts'],
   'src/core/decimal.ts': ['test/core/decimal*.test.ts', 'test/core/fixed-decimal.rules.test.ts'],
+  'src/risk/closable.ts': ['test/risk/closable*.test.ts'],
 };
 
 /** Minimum score (killed + timeout over everything not ignored) per kernel; the runner checks it. */

@@ -174,9 +174,13 @@ describe('market-maker', () => {
     }
     expect(summary.fills).toBeGreaterThanOrEqual(4);
     expect(summary.ordersCanceled).toBeGreaterThan(10); // stale quotes were replaced
-    // A close racing its own fill may be refused by the exchange now and then, never more.
-    expect(summary.ordersRejected).toBeLessThanOrEqual(2);
-    expect(Object.keys(summary.rejectionsByReason).every((r) => r.startsWith('exchange:'))).toBe(true);
+    // The exchange refuses nothing: a close computed from a position whose closing fill history has
+    // reported but fills not brought yet is capped by the framework (`closable_size`) instead of
+    // meeting 40015 at the venue (issue #18). Quotes being canceled still count in the exposure
+    // until history confirms the cancel, so the risk gate may hold a replacement back a moment.
+    expect(summary.ordersRejected).toBe(0);
+    expect(Object.keys(summary.rejectionsByReason).sort()).toEqual(['closable_size', 'position_notional']);
+    expect(summary.rejectionsByReason['closable_size']).toBeLessThanOrEqual(2);
     expect(summary.responses429).toBe(0);
     // Net inventory stayed within maxInventoryNotional (1000 USDT) plus one quote.
     let net = dec(0);

@@ -30,6 +30,12 @@ export type OrderEvent =
       readonly avgPrice?: Dec;
     })
   | (Base & { readonly kind: 'CancelRequested' })
+  /**
+   * The exchange took our cancel (`result: true`). NOT the end of the order: the venue may still fill
+   * it before the cancel takes effect (weex-facts.md §9, `canceling`), so it stays `canceling` until
+   * order history or fills show its terminal state. Carries the order id the reply names, if any.
+   */
+  | (Base & { readonly kind: 'CancelAccepted'; readonly orderId?: OrderId })
   | (Base & { readonly kind: 'CancelRejected'; readonly code: string; readonly reason: string })
   | (Base & { readonly kind: 'OrderCanceled'; readonly filledQty?: Dec; readonly reason?: string })
   | (Base & { readonly kind: 'OrderCompleted'; readonly filledQty: Dec; readonly avgPrice?: Dec })

@@ -104,6 +104,7 @@ function eventOrderId(e: OrderEvent): OrderId | undefined {
     case 'OrderOpen':
     case 'OrderFilled':
     case 'OrderProgress':
+    case 'CancelAccepted': // the cancel reply names the order (absent in some reply variants)
       return e.orderId;
     case 'OrderSubmitted':
     case 'OrderRejected':
@@ -134,6 +135,7 @@ function reportedProgress(e: OrderEvent): { qty: Dec; avg?: Dec } | undefined {
     case 'OrderFilled': // a fill is one trade, not cumulative progress
     case 'CancelRequested':
     case 'CancelRejected':
+    case 'CancelAccepted': // an answer to our cancel, not the order's progress
     // Stryker disable next-line ConditionalExpression: emptied, this case falls through to the end of the function, which returns undefined too
     case 'OrderLost':
       return undefined;
@@ -208,6 +210,7 @@ function reasonOf(e: OrderEvent): string | undefined {
     case 'OrderProgress':
     case 'CancelRequested':
     case 'CancelRejected':
+    case 'CancelAccepted': // the order is not over: no reason yet
     // Stryker disable next-line ConditionalExpression: emptied, this case falls through to the end of the function, which returns undefined too
     case 'OrderCompleted':
       return undefined;
@@ -252,6 +255,7 @@ function eventIsExchangeFact(e: OrderEvent): boolean {
     case 'OrderOutcomeUnknown':
     case 'CancelRequested':
     case 'CancelRejected':
+    case 'CancelAccepted':
     // Stryker disable next-line ConditionalExpression: emptied, this case falls through to the end of the function, which returns undefined (falsy, as false)
     case 'OrderLost':
       return false;

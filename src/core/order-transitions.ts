@@ -10,6 +10,10 @@
 //   to `open` (acknowledged orders) or to `unknown` (never acknowledged), see the canceling row.
 // - Terminal states (filled, canceled, rejected) absorb every event. Fills that arrive after a cancel
 //   are still recorded by the reducer (quantity grows) but the status stays.
+// - The answer `result: true` to our cancel (CancelAccepted) does NOT end the order: the venue may
+//   still fill it before the cancel takes effect (`canceling` is a real venue state). The order stays
+//   `canceling` until order history (OrderCanceled / OrderCompleted with the final filled quantity)
+//   or fills (a fill that completes it) show its terminal state; a fill in between is a normal fill.
 // - `unknown` resolves to whatever the exchange reports.
 // - Only our own sending events can be invalid (a bug in the engine, not a race): a second
 //   OrderSubmitted, a CancelRequested before anything was sent, OrderLost for an order the exchange
@@ -123,6 +127,9 @@ const TABLE: Readonly<Record<OrderStatus, Readonly<Record<OrderEventKind, Cell>>
     OrderProgress: fillLive,
     CancelRequested: invalid('nothing was sent: cancel it locally with OrderCanceled'),
     CancelRejected: stay, // no cancel in flight: nothing to undo
+    // An answer is a fact, never an error: the venue holds the order (the crash window) and is
+    // canceling it.
+    CancelAccepted: to('canceling'),
     OrderCanceled: to('canceled'), // canceled locally before it was sent
     OrderCompleted: to('filled'),
     OrderLost: invalid('the order was never sent, so it cannot be lost'),
@@ -138,6 +145,9 @@ const TABLE: Readonly<Record<OrderStatus, Readonly<Record<OrderEventKind, Cell>>
     OrderProgress: fillLive,
     CancelRequested: to('canceling'), // cancel by client_oid while the placement is in flight
     CancelRejected: stay,
+    // The venue took a cancel of it (only after a refused cancel crossed a repeated one): the venue
+    // is canceling it; the cancel decides what happens next.
+    CancelAccepted: to('canceling'),
     OrderCanceled: to('canceled'),
     OrderCompleted: to('filled'),
     OrderLost: to('rejected'),
@@ -153,6 +163,7 @@ const TABLE: Readonly<Record<OrderStatus, Readonly<Record<OrderEventKind, Cell>>
     OrderProgress: fillLive,
     CancelRequested: to('canceling'), // cancelling an order we are not sure exists is allowed and safe
     CancelRejected: stay,
+    CancelAccepted: to('canceling'),
     OrderCanceled: to('canceled'),
     OrderCompleted: to('filled'),
     OrderLost: to('rejected'), // no trace after the grace period
@@ -169,6 +180,7 @@ const TABLE: Readonly<Record<OrderStatus, Readonly<Record<OrderEventKind, Cell>>
     OrderProgress: fillLive, // the plan row or the child's row reports progress (zero: triggered, pending)
     CancelRequested: to('canceling'),
     CancelRejected: stay,
+    CancelAccepted: to('canceling'),
     OrderCanceled: to('canceled'), // canceled, or expired at the end of its window
     OrderCompleted: to('filled'),
     OrderLost: LOST_BUT_KNOWN,
@@ -184,6 +196,7 @@ const TABLE: Readonly<Record<OrderStatus, Readonly<Record<OrderEventKind, Cell>>
     OrderProgress: fillLive,
     CancelRequested: to('canceling'),
     CancelRejected: stay,
+    CancelAccepted: to('canceling'),
     OrderCanceled: to('canceled'),
     OrderCompleted: to('filled'),
     OrderLost: LOST_BUT_KNOWN,
@@ -199,6 +212,7 @@ const TABLE: Readonly<Record<OrderStatus, Readonly<Record<OrderEventKind, Cell>>
     OrderProgress: fillLive,
     CancelRequested: to('canceling'),
     CancelRejected: stay,
+    CancelAccepted: to('canceling'),
     OrderCanceled: to('canceled'),
     OrderCompleted: to('filled'),
     OrderLost: LOST_BUT_KNOWN,
@@ -220,13 +234,16 @@ const TABLE: Readonly<Record<OrderStatus, Readonly<Record<OrderEventKind, Cell>>
     OrderProgress: fillCanceling,
     CancelRequested: stay, // a repeated cancel is allowed
     // Surprising but right: the answer to our own cancel is "no". An acknowledged order is still
-    // live (`open`, or `untriggered` for a plan whose child is not known; if the refusal meant "already finished", reconciliation brings the terminal
-    // state). An order the exchange never acknowledged may or may not exist: back to `unknown`, so
+    // live (`open`, or `untriggered` for a plan whose child is not known; if the refusal meant
+    // "already finished", reconciliation brings the terminal state). An order the exchange never acknowledged may or may not exist: back to `unknown`, so
     // reconciliation settles it by client_oid. The only downward moves in the table.
     CancelRejected: ifAcknowledged(
       (_e, f) => (f.untriggeredPlan === true ? 'untriggered' : 'open'),
       to('unknown'),
     ),
+    // The venue took the cancel: it is in progress, not done. Fills may still come (fillCanceling);
+    // history's canceled (with its final filled quantity) or filled row ends the order.
+    CancelAccepted: stay,
     OrderCanceled: to('canceled'),
     OrderCompleted: to('filled'), // the fill won the race
     // A placement whose answer never came, then cancelled by client_oid, is still "submitted with a
@@ -244,6 +261,7 @@ const TABLE: Readonly<Record<OrderStatus, Readonly<Record<OrderEventKind, Cell>>
     OrderProgress: stay,
     CancelRequested: stay, // our cancel crossed the final fill
     CancelRejected: stay, // ...and was refused because the order was already filled
+    CancelAccepted: stay, // ...or was taken while the last fill was in flight
     OrderCanceled: stay,
     OrderCompleted: stay,
     OrderLost: stay, // the grace timer fired after reconciliation had settled it
@@ -260,6 +278,7 @@ const TABLE: Readonly<Record<OrderStatus, Readonly<Record<OrderEventKind, Cell>>
     OrderProgress: stay,
     CancelRequested: stay,
     CancelRejected: stay,
+    CancelAccepted: stay,
     OrderCanceled: stay,
     OrderCompleted: stay,
     OrderLost: stay,
@@ -276,6 +295,7 @@ const TABLE: Readonly<Record<OrderStatus, Readonly<Record<OrderEventKind, Cell>>
     OrderProgress: stay,
     CancelRequested: stay,
     CancelRejected: stay,
+    CancelAccepted: stay,
     OrderCanceled: stay,
     OrderCompleted: stay,
     OrderLost: stay,

@@ -1,4 +1,4 @@
-// Cancels of live orders: settled locally when the order never left, otherwise CancelRequested is committed and ONE cancel_order goes to the executor; an order whose last cancel met "does not exist" is not re-canceled for cancelRetryMs (or until reconciliation changes it).
+// Cancels of live orders: settled locally when the order never left, otherwise CancelRequested is committed and ONE cancel_order goes to the executor; the order then stays `canceling` (also once the venue answers `result: true`, CancelAccepted) until order history or fills show how it ended, and is not canceled again meanwhile; an order whose last cancel met "does not exist" is not re-canceled for cancelRetryMs (or until reconciliation changes it).
 import { keptOnCancelAll } from '../core/intents.ts';
 import type { Clock } from '../core/clock.ts';
 import type { OrderEvent } from '../core/events.ts';
@@ -53,13 +53,14 @@ export class CancelRequests {
   }
 
   /**
-   * Why a cancel of this live order is not sent now, or undefined when it would be: one is already
-   * in flight, or the exchange refused the last one ("does not exist") less than cancelRetryMs ago
+   * Why a cancel of this live order is not sent now, or undefined when it would be: one was already
+   * sent (in flight, or taken by the venue and awaiting its confirmation), or the exchange refused the last one ("does not exist") less than cancelRetryMs ago
    * (reconciliation settles the order meanwhile; the strategy may ask again after that).
    */
   held(order: Order): string | undefined {
     const current = this.#open.get(order.clientOid) ?? order;
-    if (current.status === 'canceling') return 'a cancel of this order is already in flight';
+    if (current.status === 'canceling')
+      return 'a cancel of this order was already sent: it is canceling until the venue shows how it ended';
     const refusedAt = this.#refusedAt.get(current.clientOid);
     if (refusedAt === undefined) return undefined;
     const retryMs = this.#retryMs;

@@ -36,6 +36,7 @@ import { hostStrategies, type HostOutput } from '../strategy/host.ts';
 import type { InstantiatedStrategy } from '../strategy/instantiate.ts';
 import type { PnlSnapshot, StrategyFill } from '../strategy/types.ts';
 import { CancelRequests } from './cancel-requests.ts';
+import { CloseCapper } from './close-cap.ts';
 import type { EngineEvent } from './events.ts';
 import { IntentPipeline } from './intent-pipeline.ts';
 import { Counters, engineMetrics, type EngineMetrics } from './metrics.ts';
@@ -133,6 +134,13 @@ class EngineImpl implements Engine {
       applyEvent: (e) => this.#updates.apply(e),
       cancelRetryMs: o.cancelRetryMs,
     });
+    const closes = new CloseCapper({
+      open: this.#open,
+      specs: deps.specs,
+      position: (symbol) => risk.position(symbol),
+      counters: this.#counters,
+      log: deps.log,
+    });
     this.#updates = new OrderUpdates({
       store: deps.store,
       clock: deps.clock,
@@ -145,6 +153,7 @@ class EngineImpl implements Engine {
       fills: this.#fills,
       strategyIds: new Set(this.strategies.map((s) => s.id)),
       cancels: this.#cancels,
+      closes,
       risk,
       emit,
       checkDrawdown: () => this.#checkDrawdown(),
@@ -158,6 +167,7 @@ class EngineImpl implements Engine {
       open: this.#open,
       risk,
       cancels: this.#cancels,
+      closes,
       updates: this.#updates,
       executor: this.executor,
       emit,

@@ -1,9 +1,10 @@
 // Everything the engine publishes on `events$`: strategy output, risk refusals, order lifecycle,
 // anomalies and trading-state changes. Facts, in the order they happened; consumers (logs, metrics,
 // reports, tests) never feed back into the engine through this stream.
+import type { Dec } from '../core/decimal.ts';
 import type { OrderEvent } from '../core/events.ts';
 import type { ClientOid, StrategyId } from '../core/ids.ts';
-import type { Intent } from '../core/intents.ts';
+import type { Intent, PlaceIntent } from '../core/intents.ts';
 import type { OrderAnomaly } from '../core/order-reducer.ts';
 import type { Order } from '../core/orders.ts';
 import type { RiskRefused } from '../risk/decision.ts';
@@ -24,6 +25,19 @@ export interface IntentIgnored {
   readonly strategy: StrategyId;
   readonly intent: Intent;
   readonly reason: string;
+}
+
+/**
+ * A close intent larger than the closable size (src/risk/closable.ts) was shrunk to it; `intent` is
+ * as the strategy asked, `size` what was placed.
+ */
+export interface CloseCapped {
+  readonly kind: 'CloseCapped';
+  readonly at: number;
+  readonly strategy: StrategyId;
+  readonly intent: PlaceIntent;
+  readonly size: Dec;
+  readonly closable: Dec;
 }
 
 /** The reducer flagged an event (contradiction, overfill, bug); the order may be unchanged. */
@@ -55,6 +69,7 @@ export type EngineEvent =
   | StrategyDisabled
   | RiskRefused
   | IntentIgnored
+  | CloseCapped
   | OrderCreated
   | OrderEvent
   | OrderAnomalyRaised

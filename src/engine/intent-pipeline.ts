@@ -1,4 +1,4 @@
-// Strategy output → risk gate → write-ahead → executor: every intent is journaled with its outcome; an approved placement gets its client_oid from the store's persisted sequence and is inserted as `created` BEFORE the executor sees it; cancels act only on the asking strategy's own orders.
+// Strategy output → close cap (a close larger than the closable size is shrunk or dropped: close-cap.ts) → risk gate → write-ahead → executor: every intent is journaled with its outcome; an approved placement gets its client_oid from the store's persisted sequence and is inserted as `created` BEFORE the executor sees it; cancels act only on the asking strategy's own orders.
 import type { Logger } from 'pino';
 import type { Clock } from '../core/clock.ts';
 import type { StrategyId } from '../core/ids.ts';
@@ -7,10 +7,11 @@ import { newOrder } from '../core/order-reducer.ts';
 import { isOpening, isTerminal, type Order } from '../core/orders.ts';
 import { formatClientOid } from '../execution/client-oid.ts';
 import type { Executor } from '../execution/executor.ts';
-import { riskRefused } from '../risk/decision.ts';
+import { refuse, riskRefused, type RiskDecision } from '../risk/decision.ts';
 import type { OrderStore } from '../store/port.ts';
 import type { HostOutput } from '../strategy/host.ts';
 import type { CancelRequests } from './cancel-requests.ts';
+import type { CloseCapper } from './close-cap.ts';
 import type { EngineEvent } from './events.ts';
 import { intentJson } from './journal.ts';
 import type { Counters } from './metrics.ts';
@@ -26,6 +27,7 @@ export interface IntentPipelineDeps {
   readonly open: OpenOrders;
   readonly risk: RiskView;
   readonly cancels: CancelRequests;
+  readonly closes: CloseCapper;
   readonly updates: OrderUpdates;
   readonly executor: Pick<Executor, 'submitPlacement'>;
   readonly emit: (e: EngineEvent) => void;
@@ -42,6 +44,7 @@ export class IntentPipeline {
   readonly #open: OpenOrders;
   readonly #risk: RiskView;
   readonly #cancels: CancelRequests;
+  readonly #closes: CloseCapper;
   readonly #updates: OrderUpdates;
   readonly #executor: Pick<Executor, 'submitPlacement'>;
   readonly #emit: (e: EngineEvent) => void;
@@ -56,6 +59,7 @@ export class IntentPipeline {
     this.#open = deps.open;
     this.#risk = deps.risk;
     this.#cancels = deps.cancels;
+    this.#closes = deps.closes;
     this.#updates = deps.updates;
     this.#executor = deps.executor;
     this.#emit = deps.emit;
@@ -76,9 +80,9 @@ export class IntentPipeline {
     this.#handle(out.strategy, out.intent);
   }
 
-  #handle(strategy: StrategyId, intent: Intent): void {
+  #handle(strategy: StrategyId, asked: Intent): void {
     const now = this.#clock.now();
-    const decision = this.#risk.decide(intent, now);
+    const { intent, decision } = this.#decide(strategy, asked, now);
     if (!decision.approved) {
       this.#counters.reject(decision.reason);
       this.#store.appendJournal({
@@ -134,6 +138,27 @@ export class IntentPipeline {
           if (intent.symbol === undefined || o.symbol === intent.symbol) this.#cancels.request(o);
         return;
     }
+  }
+
+  /**
+   * The close cap first (a close is shrunk to what the venue will accept, or dropped), then the risk
+   * gate on what is left: the gate weighs the order that would really be placed.
+   */
+  #decide(strategy: StrategyId, intent: Intent, now: number): { intent: Intent; decision: RiskDecision } {
+    if (intent.kind !== 'place') return { intent, decision: this.#risk.decide(intent, now) };
+    const capped = this.#closes.cap(strategy, intent);
+    if (capped.kind === 'dropped') return { intent, decision: refuse('closable_size', capped.detail) };
+    if (capped.kind === 'shrunk') {
+      this.#emit({
+        kind: 'CloseCapped',
+        at: now,
+        strategy,
+        intent,
+        size: capped.intent.size,
+        closable: capped.closable,
+      });
+    }
+    return { intent: capped.intent, decision: this.#risk.decide(capped.intent, now) };
   }
 
   #place(strategy: StrategyId, intent: PlaceIntent, now: number): void {

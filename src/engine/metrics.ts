@@ -16,6 +16,8 @@ export interface EngineMetrics {
   readonly ordersFilled: number;
   readonly fills: number;
   readonly cancelsRequested: number;
+  /** Close intents shrunk to the closable size (src/engine/close-cap.ts); dropped ones are `closable_size` refusals. */
+  readonly closesCapped: number;
   readonly strategiesDisabled: number;
   /**
    * Refusals and rejections by reason: risk gate reasons as they are (`price_band`, ...), exchange
@@ -49,6 +51,7 @@ export class Counters {
   ordersFilled = 0;
   fills = 0;
   cancelsRequested = 0;
+  closesCapped = 0;
   strategiesDisabled = 0;
   readonly rejections: Record<string, number> = {};
 
@@ -71,6 +74,7 @@ export function engineMetrics(c: Counters, executor: Executor, tradingState: Tra
     ordersFilled: c.ordersFilled,
     fills: c.fills,
     cancelsRequested: c.cancelsRequested,
+    closesCapped: c.closesCapped,
     strategiesDisabled: c.strategiesDisabled,
     rejectionsByReason: { ...c.rejections },
     requestsByEndpoint: x.requestsByEndpoint,

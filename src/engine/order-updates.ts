@@ -11,6 +11,7 @@ import type { FillReport } from '../core/reports.ts';
 import type { OrderStore, StoredFill } from '../store/port.ts';
 import type { StrategyFill } from '../strategy/types.ts';
 import type { CancelRequests } from './cancel-requests.ts';
+import type { CloseCapper } from './close-cap.ts';
 import type { EngineEvent } from './events.ts';
 import { LOCAL_REJECTION_CODES, type Counters } from './metrics.ts';
 import type { OpenOrders } from './open-orders.ts';
@@ -32,6 +33,8 @@ export interface OrderUpdatesDeps {
   /** The strategies this engine hosts (orders of others are tracked, not published). */
   readonly strategyIds: ReadonlySet<StrategyId>;
   readonly cancels: CancelRequests;
+  /** Keeps count of the close orders whose fills are still in transit. */
+  readonly closes: Pick<CloseCapper, 'track'>;
   readonly risk: RiskView;
   readonly emit: (e: EngineEvent) => void;
   /** The positions changed: the drawdown breaker weighs the account again. */
@@ -52,6 +55,7 @@ export class OrderUpdates {
   readonly #fills: Subject<StrategyFill>;
   readonly #strategyIds: ReadonlySet<StrategyId>;
   readonly #cancels: CancelRequests;
+  readonly #closes: Pick<CloseCapper, 'track'>;
   readonly #risk: RiskView;
   readonly #emit: (e: EngineEvent) => void;
   readonly #checkDrawdown: () => void;
@@ -69,6 +73,7 @@ export class OrderUpdates {
     this.#fills = deps.fills;
     this.#strategyIds = deps.strategyIds;
     this.#cancels = deps.cancels;
+    this.#closes = deps.closes;
     this.#risk = deps.risk;
     this.#emit = deps.emit;
     this.#checkDrawdown = deps.checkDrawdown;
@@ -174,6 +179,7 @@ export class OrderUpdates {
   /** Keeps the open-order index and the strategies up to date with a committed order. */
   orderUpdated(order: Order): void {
     const before = this.#open.get(order.clientOid);
+    this.#closes.track(order);
     if (isTerminal(order.status)) {
       this.#open.delete(order.clientOid);
       this.#cancels.forget(order.clientOid);

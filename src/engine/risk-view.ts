@@ -56,6 +56,12 @@ export class RiskView {
     this.#hedgePositions = undefined;
   }
 
+  /** The account-wide legs of `symbol` as folded from the fills seen (absent: flat). */
+  position(symbol: SymbolId): HedgePosition | undefined {
+    this.#hedgePositions ??= this.#portfolio.hedgePositions();
+    return this.#hedgePositions.get(symbol);
+  }
+
   /** An approved placement was created at `now` (the order-rate window counts it). */
   placed(now: number): void {
     this.#orderRate = recordPlacement(this.#orderRate, now);

@@ -56,9 +56,20 @@ export function placementEvents(
   });
 }
 
-/** The event for a cancel's answer: `result: true` means the exchange canceled the order. */
+/**
+ * The event for a cancel's answer. `result: true` means the exchange TOOK the cancel, not that the
+ * order is canceled: it may still fill before the cancel takes effect (weex-facts.md §9), so the
+ * order stays `canceling` until order history or fills show how it ended (CancelAccepted).
+ */
 export function cancelEvent(clientOid: ClientOid, outcome: CancelOutcome, at: number): OrderEvent {
-  if (outcome.result) return { kind: 'OrderCanceled', clientOid, at, reason: 'canceled on request' };
+  if (outcome.result) {
+    return {
+      kind: 'CancelAccepted',
+      clientOid,
+      at,
+      ...(outcome.orderId !== undefined ? { orderId: outcome.orderId } : {}),
+    };
+  }
   return {
     kind: 'CancelRejected',
     clientOid,

@@ -7,7 +7,7 @@ import type { EndpointId } from '../core/endpoints.ts';
 import type { SymbolId } from '../core/ids.ts';
 import type { Order } from '../core/orders.ts';
 import type { FillReport, OrderReport, PlanReport } from '../core/reports.ts';
-import type { ExchangePort, HistoryQuery } from '../exchange/port.ts';
+import type { ExchangePort, HistoryQuery, PlanHistoryQuery } from '../exchange/port.ts';
 import { mayBeLost } from './kernel.ts';
 import {
   afterFillsPage,
@@ -173,6 +173,9 @@ export async function fetchPlans(
   return { plans, cursor: plan.cursorAfter, coversSince: complete ? coversSince : now + 1 };
 }
 
+/** Rows per currentPlan page (the venue's maximum). */
+export const CURRENT_PLAN_PAGE = 100;
+
 export interface FetchedCurrentPlans {
   readonly plans: readonly PlanReport[];
   /** Every page was read: a plan of ours that is not here has not been resting at the venue. */
@@ -187,9 +190,69 @@ export async function fetchCurrentPlans(
 ): Promise<FetchedCurrentPlans> {
   const plans: PlanReport[] = [];
   for (let page = 0; page < maxPages; page++) {
-    const got = await read('currentPlan', () => port.currentPlans({ page, limit: 100 }));
+    const got = await read('currentPlan', () => port.currentPlans({ page, limit: CURRENT_PLAN_PAGE }));
     plans.push(...got.plans);
     if (!got.nextPage || got.plans.length === 0) return { plans, complete: true };
   }
   return { plans, complete: false };
+}
+
+/** True when the venue's plan row `p` is our order `o` (by client_oid, or by the plan's order id). */
+export function isPlanOf(p: PlanReport, o: Pick<Order, 'clientOid' | 'orderId'>): boolean {
+  return (
+    (p.clientOid !== undefined && p.clientOid === o.clientOid) ||
+    (o.orderId !== undefined && p.orderId === o.orderId)
+  );
+}
+
+/** How far around a plan's local creation time its venue row is looked for (the venue stamps it later). */
+export const PLAN_LOOKUP_BEFORE_MS = 60_000;
+export const PLAN_LOOKUP_AFTER_MS = 10 * 60_000;
+
+export interface FetchedPlansOf {
+  readonly plans: readonly PlanReport[];
+  /** Every window was read to its end. */
+  readonly complete: boolean;
+  /** The earliest creation time the windows cover (each plan's window covers its own). */
+  readonly coversSince: number;
+}
+
+/**
+ * The historyPlan rows of plans that left currentPlan: one window per plan around its creation
+ * (windows of one symbol that overlap are read once), paging inside each.
+ */
+export async function fetchPlansOf(
+  read: ReadThrough,
+  port: ReconcilePort,
+  orders: readonly Order[],
+  now: number,
+  maxPagesPerQuery = 10,
+): Promise<FetchedPlansOf> {
+  const plans: PlanReport[] = [];
+  let complete = true;
+  let coversSince = now + 1;
+  const windows = new Map<string, { symbol: SymbolId; startTime: number; endTime: number }>();
+  for (const o of [...orders].sort((a, b) => a.createdAt - b.createdAt)) {
+    const startTime = Math.max(0, o.createdAt - PLAN_LOOKUP_BEFORE_MS);
+    const endTime = Math.min(now, o.createdAt + PLAN_LOOKUP_AFTER_MS);
+    const prev = windows.get(o.symbol);
+    if (prev !== undefined && startTime <= prev.endTime) prev.endTime = Math.max(prev.endTime, endTime);
+    else {
+      if (prev !== undefined) windows.set(`${o.symbol}@${prev.startTime}`, prev);
+      windows.set(o.symbol, { symbol: o.symbol, startTime, endTime });
+    }
+  }
+  for (const w of windows.values()) {
+    coversSince = Math.min(coversSince, w.startTime);
+    let q: PlanHistoryQuery | undefined = { ...w, pageSize: CURRENT_PLAN_PAGE };
+    let pages = 0;
+    for (; q !== undefined && pages < maxPagesPerQuery; pages++) {
+      const query: PlanHistoryQuery = q;
+      const page = await read('historyPlan', () => port.planHistory(query));
+      plans.push(...page.plans);
+      q = nextPlanPage(query, page);
+    }
+    if (q !== undefined) complete = false;
+  }
+  return { plans, complete, coversSince };
 }

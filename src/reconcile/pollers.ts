@@ -24,12 +24,15 @@ import type { Clock } from '../core/clock.ts';
 import { ENDPOINTS, type EndpointCounts, type EndpointId, type UnsentReads } from '../core/endpoints.ts';
 import { InvariantViolation } from '../core/errors.ts';
 import type { StrategyId, SymbolId } from '../core/ids.ts';
-import type { Order } from '../core/orders.ts';
+import { isUntriggeredPlan, type Order } from '../core/orders.ts';
 import type { PlanReport } from '../core/reports.ts';
 import type { CancelTimer, Timers } from '../execution/timers.ts';
 import type { OrderStore } from '../store/port.ts';
 import {
+  CURRENT_PLAN_PAGE,
   fetchCurrentPlans,
+  fetchPlansOf,
+  isPlanOf,
   fetchFills,
   fetchHistory,
   fetchPlans,
@@ -331,10 +334,14 @@ export class Reconciler {
       const caughtUp = this.#d.symbols.every((sym) => first.cursorAfter[sym] === d.due);
       const longest = Math.max(...runs.map((r) => r.interval));
       if (n > 1 && (!caughtUp || longest + cfg.window.overlapMs > cfg.window.maxWindowMs)) return false;
-      const each = new Array<EndpointId>(
-        this.#d.symbols.length * Math.max(1, cfg.window.delegateTypes.length),
-      ).fill('historyPlan');
-      const firstReads = first.queries.map((): EndpointId => 'historyPlan');
+      const watch = this.#watchReads();
+      const each = [
+        ...new Array<EndpointId>(this.#d.symbols.length * Math.max(1, cfg.window.delegateTypes.length)).fill(
+          'historyPlan',
+        ),
+        ...watch,
+      ];
+      const firstReads = [...first.queries.map((): EndpointId => 'historyPlan'), ...watch];
       addCounts(counts, firstReads);
       addCounts(counts, each, n - 1);
       loops.push({ loop, d, runs, each, first });
@@ -350,7 +357,7 @@ export class Reconciler {
       for (const at of roundsAfter(l.runs, after)) {
         const endpoints =
           l.first !== undefined && at === firstAt
-            ? l.first.queries.map((): EndpointId => 'historyPlan')
+            ? [...l.first.queries.map((): EndpointId => 'historyPlan'), ...this.#watchReads()]
             : l.each;
         tail.push({ at, rank: LOOP_ORDER[l.loop], endpoints });
       }
@@ -575,7 +582,24 @@ export class Reconciler {
     const from =
       cursor ?? this.#unsavedPlanCursor ?? decodePlanCursor(this.#d.store.getMeta(RECONCILE_META.planCursor));
     const plan = planHistoryQueries(this.#d.symbols, from, cfg.window, at);
-    return { endpoints: plan.queries.map((): EndpointId => 'historyPlan'), planCursor: plan.cursorAfter };
+    return {
+      endpoints: [...plan.queries.map((): EndpointId => 'historyPlan'), ...this.#watchReads()],
+      planCursor: plan.cursorAfter,
+    };
+  }
+
+  /** Our plan orders not known to have fired (sent, not finished): what a plan round watches. */
+  #watchedPlans(): Order[] {
+    return this.#d.store.openOrders().filter((o) => isUntriggeredPlan(o) && o.status !== 'created');
+  }
+
+  /**
+   * The currentPlan pages a plan round reads while it watches plans (a real round reads pages until
+   * one is not full). A skipped round finds every watched plan still there: no targeted history read.
+   */
+  #watchReads(): EndpointId[] {
+    const n = this.#watchedPlans().length;
+    return n === 0 ? [] : new Array<EndpointId>(Math.floor(n / CURRENT_PLAN_PAGE) + 1).fill('currentPlan');
   }
 
   /** Records a skipped round of `loop` at `at` as done (its reads were charged). */
@@ -746,14 +770,17 @@ export class Reconciler {
     try {
       const cursor = decodePlanCursor(d.store.getMeta(RECONCILE_META.planCursor));
       const got = await fetchPlans(read, d.port, d.symbols, cursor, cfg.window, now);
-      // A plan of ours whose placement outcome is unknown (or still in flight) rests untriggered in
-      // currentPlan, or has finished and shows in historyPlan: both lists settle it (or prove it lost).
-      const awaiting = d.store
-        .openOrders()
-        .some((o) => o.triggerPrice !== undefined && o.orderId === undefined);
-      const current = awaiting ? await fetchCurrentPlans(read, d.port) : { plans: [], complete: false };
+      // Our plans not known to have fired: those resting are in currentPlan; one that is not has
+      // fired, been canceled or expired (or never arrived): its own row is read from historyPlan
+      // around its creation (the windows walk by creation time, so a later window never shows a
+      // plan that finishes long after it was placed).
+      const watched = this.#watchedPlans();
+      const current =
+        watched.length > 0 ? await fetchCurrentPlans(read, d.port) : { plans: [], complete: true };
+      const gone = watched.filter((o) => !current.plans.some((p) => isPlanOf(p, o)));
+      const finished = await fetchPlansOf(read, d.port, gone, now);
       const seenAt = d.clock.now();
-      const rows = [...current.plans, ...got.plans];
+      const rows = [...current.plans, ...got.plans, ...finished.plans];
       const known = new Map((d.store.planOrders?.() ?? []).map((p) => [p.orderId, p.status]));
       const fresh: { plan: PlanReport; first: boolean }[] = [];
       d.store.transaction(() => {

@@ -22,6 +22,11 @@ export const RISK_REFUSAL_REASONS = [
    * reach it (src/reconcile/history-headroom.ts): placements wait until it is settled.
    */
   'reconcile_backlog',
+  /**
+   * A close larger than the position the venue will see (less the closes resting or in flight on
+   * that leg), and what is left is below the minimum size: dropped (src/engine/close-cap.ts).
+   */
+  'closable_size',
 ] as const;
 export type RiskRefusalReason = (typeof RISK_REFUSAL_REASONS)[number];
 

@@ -6,12 +6,15 @@
 //      ends as close to the exchange as it can; repeated while an order still awaits its placement
 //      outcome (its reply was lost: the venue's history may show it only a moment later), until the
 //      deadline. Found by the crash test: an order whose reply was lost in the run's last half second
-//      stayed `unknown` at exit while its fill sat in the store unattributed.
+//      stayed `unknown` at exit while its fill sat in the store unattributed. Repeated too while an
+//      order is `canceling`: the venue took its cancel but may still fill it, and only its history
+//      says how it ended.
 // The store needs no flush: every commit was synchronous.
 import type { Logger } from 'pino';
 import type { Clock } from '../core/clock.ts';
 import { ENDPOINTS, type EndpointId } from '../core/endpoints.ts';
 import type { ClientOid } from '../core/ids.ts';
+import type { Order } from '../core/orders.ts';
 import { OutcomeUnknownError, RateLimitedError, TransportError } from '../core/errors.ts';
 import type { QueueDepth } from '../execution/executor.ts';
 import type { CancelTimer, Timers } from '../execution/timers.ts';
@@ -44,8 +47,9 @@ export interface ShutdownReport {
   /** What the executor still held at the deadline (unsent placements were rejected locally). */
   readonly left: QueueDepth;
   /**
-   * 'unsettled': the first round succeeded, but some orders still awaited their outcome when the
-   * repeats stopped (the deadline came, or a repeat failed or ran out of time).
+   * 'unsettled': the first round succeeded, but some orders still awaited their outcome (or the
+   * confirmation of their cancel) when the repeats stopped (the deadline came, or a repeat failed or
+   * ran out of time).
    */
   readonly finalReconciliation: 'done' | 'unsettled' | 'failed' | 'timed-out';
   /** Orders still open in the store after the last round. */
@@ -117,9 +121,15 @@ export async function shutdown(d: ShutdownDeps): Promise<ShutdownReport> {
   return { canceled, left, finalReconciliation, openOrders, unsettled };
 }
 
+/** What the last rounds wait for: a placement outcome, or the venue's word on a cancel it took. */
+function awaitsVenue(o: Order): boolean {
+  return mayBeLost(o) || o.status === 'canceling';
+}
+
 /**
  * Reconciliation rounds straight to the venue, within `budgetMs`: one, then more while an order awaits
- * its placement outcome (a lost reply; the venue's history may lag behind its own orders).
+ * its placement outcome (a lost reply; the venue's history may lag behind its own orders) or the
+ * confirmation of its cancel (`canceling`: it may still fill).
  *
  * A repeat starts only when the time left holds the pause and another round as long as the last one.
  * These reads bypass the weight budget (the executor has stopped), so repeats are spaced to use at
@@ -146,7 +156,7 @@ async function lastRounds(d: ShutdownDeps, budgetMs: number): Promise<ShutdownRe
       d.log.warn({ err: e }, 'shutdown: the last reconciliation failed; the next start reconciles');
       return round === 0 ? 'failed' : 'unsettled';
     }
-    if (!engine.openOrders().some(mayBeLost)) return 'done';
+    if (!engine.openOrders().some(awaitsVenue)) return 'done';
     const took = d.wall.now() - started;
     const share = Math.max(weight.ip / limits.ip.limit, weight.uid / limits.uid.limit);
     const pause = Math.max(minPause, Math.ceil(2 * share * limits.windowMs) - took);

@@ -40,6 +40,8 @@ const SAMPLE_EVENTS: readonly OrderEvent[] = [
   { ...base, kind: 'OrderProgress', orderId: orderId('1'), filledQty: dec('0.5') },
   { ...base, kind: 'CancelRequested' },
   { ...base, kind: 'CancelRejected', code: '50005', reason: 'Order does not exist' },
+  { ...base, kind: 'CancelAccepted' },
+  { ...base, kind: 'CancelAccepted', orderId: orderId('1') },
   { ...base, kind: 'OrderCanceled' },
   { ...base, kind: 'OrderCompleted', filledQty: dec('1') },
   { ...base, kind: 'OrderLost', reason: 'no trace' },
@@ -170,6 +172,22 @@ describe('transition table: the surprising pairs', () => {
     expect(transition('canceling', ev('OrderFilled'), ACK)).toBe('canceling');
     expect(transition('canceling', ev('OrderFilled'), { acknowledged: true, complete: true })).toBe('filled');
     expect(transition('canceling', ev('OrderCompleted'), ACK)).toBe('filled');
+  });
+
+  it('keeps an order canceling when the venue takes the cancel: only history or a completing fill ends it', () => {
+    // `result: true` is not the end: the order may still fill before the cancel takes effect.
+    for (const f of FACTS) expect(transition('canceling', ev('CancelAccepted'), f)).toBe('canceling');
+    expect(transition('canceling', ev('OrderFilled'), ACK)).toBe('canceling');
+    expect(transition('canceling', ev('OrderCanceled'), ACK)).toBe('canceled');
+    expect(transition('canceling', ev('OrderCompleted'), ACK)).toBe('filled');
+    // A live order whose cancel the venue took (after a refused cancel crossed a repeated one, or in
+    // the crash window) is canceling; a terminal one stays as it is.
+    for (const s of ['created', 'submitted', 'unknown', 'pending', 'open'] as const) {
+      expect(transition(s, ev('CancelAccepted'), NO_ACK)).toBe('canceling');
+      expect(transition(s, ev('CancelAccepted'), ACK)).toBe('canceling');
+    }
+    for (const s of ['filled', 'canceled', 'rejected'] as const)
+      expect(transition(s, ev('CancelAccepted'), ACK)).toBe(s);
   });
 
   it('takes a refused cancel back to open, or to unknown when the exchange never acknowledged the order', () => {

@@ -55,6 +55,22 @@ function openLongFilled(
   };
 }
 
+/**
+ * Reconciliation's confirmation of a cancel: order history reports the order canceled. The harness
+ * has no pollers; an accepted cancel leaves the order `canceling` until this arrives.
+ */
+function confirmCanceled(h: EngineHarness, oid: string): void {
+  h.engine.applyOrderEvents([
+    {
+      kind: 'OrderCanceled',
+      clientOid: clientOid(oid),
+      at: h.vt.now(),
+      filledQty: dec(0),
+      reason: 'canceled at the exchange',
+    },
+  ]);
+}
+
 describe('engine: intent pipeline', () => {
   it('turns a strategy intent into a stored, submitted and accepted order with a deterministic client_oid', async () => {
     const h = engineHarness({ strategies: [{ id: 's1', definition: buyBelow }] });
@@ -143,6 +159,9 @@ describe('engine: intent pipeline', () => {
     h.engine.killSwitch('operator');
     await h.settle();
     expect(h.engine.tradingState()).toBe('HALTED');
+    // The venue took the cancel; the order is canceling until history confirms it (reconciliation).
+    expect(h.store.getOrder(clientOid('cb-s1-1'))?.status).toBe('canceling');
+    confirmCanceled(h, 'cb-s1-1');
     expect(h.store.getOrder(clientOid('cb-s1-1'))?.status).toBe('canceled');
     await h.tick({ [BTC]: '100' });
     expect(h.events.at(-1)).toMatchObject({ kind: 'RiskRefused', reason: 'halted' });
@@ -198,8 +217,10 @@ describe('engine: cancelAll', () => {
     await h.tick({ [BTC]: '100' });
     expect(h.engine.cancelAll({ strategy: strategyId('a') })).toEqual({ local: 0, requested: 1 });
     await h.settle();
-    expect(h.store.getOrder(clientOid('cb-a-1'))?.status).toBe('canceled');
+    expect(h.store.getOrder(clientOid('cb-a-1'))?.status).toBe('canceling');
     expect(h.store.getOrder(clientOid('cb-b-1'))?.status).toBe('pending');
+    confirmCanceled(h, 'cb-a-1');
+    expect(h.store.getOrder(clientOid('cb-a-1'))?.status).toBe('canceled');
     expect(h.engine.tradingState()).toBe('ACTIVE');
     expect(h.engine.cancelAll()).toEqual({ local: 0, requested: 1 });
   });
@@ -316,6 +337,8 @@ describe('engine: strategy isolation', () => {
         ),
       }),
     ]);
+    expect(h.store.getOrder(clientOid('cb-flaky-1'))?.status).toBe('canceling');
+    confirmCanceled(h, 'cb-flaky-1');
     expect(h.store.getOrder(clientOid('cb-flaky-1'))?.status).toBe('canceled');
     expect(h.store.allOrders().filter((o) => o.strategy === 'steady')).toHaveLength(3);
     expect(h.engine.metrics().strategiesDisabled).toBe(1);
@@ -399,6 +422,8 @@ describe('engine: order updates, fills and cancels reach strategies', () => {
     await h.tick({ [BTC]: '100' });
     await h.tick({ [BTC]: '100' });
     await h.settle();
+    expect(h.store.getOrder(clientOid('cb-c-1'))?.status).toBe('canceling');
+    confirmCanceled(h, 'cb-c-1');
     expect(h.store.getOrder(clientOid('cb-c-1'))?.status).toBe('canceled');
     expect(h.store.getOrder(clientOid('cb-c-2'))).toMatchObject({
       status: 'canceled',

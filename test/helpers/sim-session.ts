@@ -181,6 +181,8 @@ export interface SimSessionOptions {
   /** Wraps the simulator's port (e.g. to answer plan history). */
   readonly wrapPort?: (p: ExchangePort) => ExchangePort;
   readonly cancelOnStart?: boolean;
+  /** How long the simulator keeps a canceled order `canceling` (it may fill meanwhile). Default 0. */
+  readonly cancelDelayMs?: number;
 }
 
 export class SimSession {
@@ -211,6 +213,7 @@ export class SimSession {
       clock: this.vt.clock,
       seed: opts.seed ?? 7,
       ...(opts.faults !== undefined ? { faults: opts.faults } : {}),
+      ...(opts.cancelDelayMs !== undefined ? { cancelDelayMs: opts.cancelDelayMs } : {}),
     });
     this.price = dec(opts.startPrice ?? '60000');
     this.sim.applyTickers(this.vt.now(), [this.ticker().wire]);
