@@ -99,17 +99,15 @@ export class RiskView {
       now,
       limits: this.#limits,
       tradingState: this.#guardian.state,
-      lastPrices: this.#lastPricesNow(),
+      lastPrices: this.#lastPrices,
       positions: this.#hedgePositions,
       openOrders: this.#open.exposure(),
       orderRate: this.#orderRate,
     };
   }
 
-  /** The exact last price per symbol, for the risk gate (built per decision: intents are rare). */
-  #lastPricesNow(): ReadonlyMap<SymbolId, Dec> {
-    const out = new Map<SymbolId, Dec>();
-    for (const [symbol, t] of this.#latest) out.set(symbol, t.last);
-    return out;
-  }
+  /** The exact last price of a symbol, read from the latest ticker when the gate asks (one symbol). */
+  readonly #lastPrices: Pick<ReadonlyMap<SymbolId, Dec>, 'get'> = {
+    get: (symbol) => this.#latest.get(symbol)?.last,
+  };
 }

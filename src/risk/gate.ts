@@ -35,7 +35,7 @@ export interface RiskContext {
   readonly limits: RiskLimits;
   readonly tradingState: TradingState;
   /** Last traded price per symbol. */
-  readonly lastPrices: ReadonlyMap<SymbolId, Dec>;
+  readonly lastPrices: Pick<ReadonlyMap<SymbolId, Dec>, 'get'>;
   /** Positions per symbol (absent: flat). */
   readonly positions: ReadonlyMap<SymbolId, HedgePosition>;
   /**

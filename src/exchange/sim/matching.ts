@@ -702,8 +702,11 @@ export class MatchingCore {
     }
     // `#created` keeps creation order for newestOrders; forgotten ids are dropped in batches.
     if (this.#createdGone >= 1024 && this.#createdGone * 2 >= this.#created.length) {
-      const kept = this.#created.filter((id) => this.#orders.has(id));
-      this.#created.splice(0, this.#created.length, ...kept);
+      // Compacted in place (not `splice(0, n, ...kept)`: spreading a long array into arguments throws
+      // a RangeError past about 120 000 items).
+      let w = 0;
+      for (const id of this.#created) if (this.#orders.has(id)) this.#created[w++] = id;
+      this.#created.length = w;
       this.#createdGone = 0;
     }
   }

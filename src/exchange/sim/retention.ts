@@ -37,6 +37,8 @@ interface Ended {
 }
 
 /** Which terminal orders may be forgotten, and when (the order rules above). */
+const NONE: readonly string[] = Object.freeze([]);
+
 export class OrderRetention {
   readonly retentionMs: number;
   readonly #pageMax: number;
@@ -48,6 +50,13 @@ export class OrderRetention {
   readonly #ended = new Map<string, Ended[]>();
   /** Per symbol: index of the first entry of `#ended` still waiting. */
   readonly #head = new Map<string, number>();
+  /**
+   * No call of `due` before this time can return anything (each queue's head waits until both it and
+   * its burial are older than the retention), unless an order ended or was buried since (`#changed`).
+   * Keeps `due`, called on every advance of the simulator's clock, O(1) between changes.
+   */
+  #quietUntil = Number.NEGATIVE_INFINITY;
+  #changed = false;
 
   constructor(retentionMs: number, pageMax = HISTORY_PAGE_MAX) {
     this.retentionMs = retentionMs;
@@ -63,7 +72,10 @@ export class OrderRetention {
     }
     if (recent.length >= this.#pageMax) {
       const buried = recent.shift();
-      if (buried !== undefined) this.#coveredAt.set(buried, at);
+      if (buried !== undefined) {
+        this.#coveredAt.set(buried, at);
+        this.#changed = true;
+      }
     }
     recent.push(orderId);
   }
@@ -77,6 +89,7 @@ export class OrderRetention {
       this.#head.set(symbol, 0);
     }
     q.push({ orderId, at });
+    this.#changed = true;
   }
 
   /**
@@ -84,7 +97,10 @@ export class OrderRetention {
    * waits at its first order not yet buried by 100 later ones (it will be, after at most 100 more
    * orders of the symbol): the orders behind it stay a little longer, never more than that.
    */
-  due(now: number): string[] {
+  due(now: number): readonly string[] {
+    if (!this.#changed && now <= this.#quietUntil) return NONE;
+    this.#changed = false;
+    let quietUntil = Number.POSITIVE_INFINITY;
     const horizon = now - this.retentionMs;
     const out: string[] = [];
     for (const [symbol, q] of this.#ended) {
@@ -92,7 +108,12 @@ export class OrderRetention {
       while (i < q.length) {
         const e = q[i] as Ended;
         const covered = this.#coveredAt.get(e.orderId);
-        if (e.at >= horizon || covered === undefined || covered >= horizon) break;
+        if (e.at >= horizon || covered === undefined || covered >= horizon) {
+          // Due once both are older than the retention (never, until buried: `#changed` then).
+          if (covered !== undefined)
+            quietUntil = Math.min(quietUntil, Math.max(e.at, covered) + this.retentionMs);
+          break;
+        }
         this.#coveredAt.delete(e.orderId);
         out.push(e.orderId);
         i++;
@@ -103,6 +124,7 @@ export class OrderRetention {
       }
       this.#head.set(symbol, i);
     }
+    this.#quietUntil = quietUntil;
     return out;
   }
 
