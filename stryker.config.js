@@ -9,7 +9,10 @@
 /** Pure kernel file → its own unit and property tests. */
 export const KERNELS = {
   'src/core/order-transitions.ts': ['test/core/order-transitions*.test.ts'],
-  'src/core/order-reducer.ts': ['test/core/order-reducer*.test.ts'],
+  'src/core/order-reducer.ts': [
+    'test/core/order-reducer*.test.ts',
+    'test/core/order-transitions.plans.test.ts',
+  ],
   'src/reconcile/kernel.ts': ['test/reconcile/kernel*.test.ts', 'test/reconcile/model.property.test.ts'],
   'src/execution/planner.ts': ['test/execution/planner*.test.ts'],
   'src/execution/budget.ts': ['test/execution/budget.test.ts', 'test/execution/budget.*.test.ts'],
@@ -19,6 +22,7 @@ export const KERNELS = {
   'src/core/fixed-decimal.ts': ['test/core/fixed-decimal*.test.ts'],
   'src/core/decimal.ts': ['test/core/decimal*.test.ts', 'test/core/fixed-decimal.rules.test.ts'],
   'src/risk/closable.ts': ['test/risk/closable*.test.ts'],
+  'src/reconcile/plan-rows.ts': ['test/reconcile/plan-rows*.test.ts'],
 };
 
 /** Minimum score (killed + timeout over everything not ignored) per kernel; the runner checks it. */
