@@ -5,6 +5,7 @@
 // Decimals are strings, ids are strings, times are epoch ms: the `--json` output is this object.
 import { decToString, type Dec } from '../core/decimal.ts';
 import type { ClientOid } from '../core/ids.ts';
+import { isProtectivePlan } from '../core/intents.ts';
 import { isTerminal, ORDER_STATUSES, type Order, type OrderStatus } from '../core/orders.ts';
 import { averageEntry, positionsFromFills, summarize, type PositionFill } from '../core/positions.ts';
 import { TRADING_STATE_META } from '../engine/trading-guard.ts';
@@ -36,6 +37,8 @@ export interface StatusOrder {
   readonly size: string;
   readonly filledQty: string;
   readonly status: OrderStatus;
+  /** A plan (trigger) order's trigger price; null for a regular order. */
+  readonly triggerPrice: string | null;
   readonly createdAt: number;
   readonly updatedAt: number;
 }
@@ -88,7 +91,16 @@ export interface StatusReport {
   readonly pnl: StatusPnl;
   /** Fills that could not be classified (leg/direction unknown): left out of the positions. */
   readonly skippedFills: readonly string[];
-  readonly planOrders: { readonly total: number; readonly untriggered: number };
+  /**
+   * Plan orders: `total` / `untriggered` as last seen at the venue (historyPlan, currentPlan rows of
+   * any origin); `resting` / `protective`: capibot's own plans waiting for their trigger.
+   */
+  readonly planOrders: {
+    readonly total: number;
+    readonly untriggered: number;
+    readonly resting: number;
+    readonly protective: number;
+  };
   readonly kill: { readonly pending?: KillRequest; readonly lastAck?: KillAck };
   /** The last `capibot store prune` (absent if never): positions and PnL include what it carried. */
   readonly lastPrune?: PruneRecord;
@@ -108,6 +120,7 @@ function statusOrder(o: Order): StatusOrder {
     size: str(o.size),
     filledQty: str(o.filledQty),
     status: o.status,
+    triggerPrice: o.triggerPrice !== undefined ? str(o.triggerPrice) : null,
     createdAt: o.createdAt,
     updatedAt: o.updatedAt,
   };
@@ -219,7 +232,12 @@ export function collectStatus(i: StatusInput): StatusReport {
       fills: fills.length,
     },
     skippedFills: skipped,
-    planOrders: { total: plans.length, untriggered: plans.filter((p) => p.status === 'untriggered').length },
+    planOrders: {
+      total: plans.length,
+      untriggered: plans.filter((p) => p.status === 'untriggered').length,
+      resting: orders.filter((o) => o.status === 'untriggered').length,
+      protective: orders.filter((o) => o.status === 'untriggered' && isProtectivePlan(o)).length,
+    },
     kill: {
       ...(pending !== undefined ? { pending } : {}),
       ...(lastAck !== undefined ? { lastAck } : {}),

@@ -95,8 +95,17 @@ export function renderStatusText(s: StatusReport): string {
         `positions and realised PnL carried in ${p.carriedLegs} row(s), volume and fill counts cover what is kept`,
     ]);
   }
+  if (s.planOrders.resting > 0) {
+    lines.push([
+      'Plan orders (ours)',
+      `${s.planOrders.resting} resting at the venue until triggered, ${s.planOrders.protective} of them stops/targets of open positions`,
+    ]);
+  }
   if (s.planOrders.total > 0) {
-    lines.push(['Plan orders', `${s.planOrders.untriggered} untriggered of ${s.planOrders.total} seen`]);
+    lines.push([
+      'Plan orders (venue)',
+      `${s.planOrders.untriggered} untriggered of ${s.planOrders.total} seen`,
+    ]);
   }
   const width = Math.max(...lines.map(([l]) => l.length));
   const out = lines.map(([l, v]) => `${l.padEnd(width)}  ${v}`);
@@ -124,7 +133,7 @@ export function renderStatusText(s: StatusReport): string {
           o.strategy,
           o.symbol,
           o.side,
-          o.orderType,
+          o.triggerPrice !== null ? `plan @${o.triggerPrice}` : o.orderType,
           o.price ?? 'market',
           o.size,
           o.filledQty,

@@ -153,6 +153,31 @@ describe('capibot status', () => {
       fills: 3,
     });
     expect(s.kill).toEqual({});
+    expect(s.planOrders).toEqual({ total: 0, untriggered: 0, resting: 0, protective: 0 });
+  });
+
+  it('counts our plan orders resting at the venue, the protective ones apart, and shows their trigger', async () => {
+    const dir = tempDir();
+    const storePath = join(dir, 'store.sqlite');
+    buildStore(storePath);
+    const st = new SqliteStore({ path: storePath, lease: { heartbeatMs: 0 } });
+    st.insertOrder(
+      order(5, 'untriggered', { side: 'close_long', triggerPrice: dec('58000'), tag: 'stop-loss' }),
+    );
+    st.insertOrder(order(6, 'untriggered', { triggerPrice: dec('61000') }));
+    st.close();
+    const s = await statusJson(configFor(dir, storePath));
+    expect(s.planOrders).toMatchObject({ resting: 2, protective: 1 });
+    expect(s.openOrders.map((o) => [o.clientOid, o.triggerPrice])).toEqual([
+      ['cb-g-1', null],
+      ['cb-g-5', '58000'],
+      ['cb-g-6', '61000'],
+    ]);
+    const text = await runInProcess(registerStatus, ['status', '--config', configFor(dir, storePath)]);
+    expect(text.stdout).toMatch(
+      /Plan orders \(ours\)\s+2 resting at the venue until triggered, 1 of them stops\/targets/,
+    );
+    expect(text.stdout).toContain('plan @58000');
   });
 
   it('names the runner holding the lease (pid, heartbeat age) and shows its snapshot', async () => {
