@@ -150,6 +150,35 @@ describe('plan orders: the untriggered state', () => {
 });
 
 describe('plan orders: table rules', () => {
+  const facts = { acknowledged: true, complete: false, untriggeredPlan: true };
+  it('a report of the child moves an untriggered plan on: pending, open, or by quantity', () => {
+    expect(
+      transition('untriggered', { ...base(1), kind: 'OrderOpen', orderId: CHILD, pending: true }, facts),
+    ).toBe('pending');
+    expect(
+      transition('untriggered', { ...base(1), kind: 'OrderOpen', orderId: CHILD, pending: false }, facts),
+    ).toBe('open');
+    const progress = (q: string): OrderEvent => ({
+      ...base(1),
+      kind: 'OrderProgress',
+      orderId: CHILD,
+      filledQty: dec(q),
+    });
+    expect(transition('untriggered', progress('0'), facts)).toBe('pending');
+    expect(transition('untriggered', progress('0.1'), facts)).toBe('open');
+    expect(transition('untriggered', progress('0.5'), { ...facts, complete: true })).toBe('filled');
+    expect(transition('untriggered', { ...base(1), kind: 'CancelAccepted' }, facts)).toBe('canceling');
+  });
+
+  it('the rows before acceptance: a lost reply is unknown, a cancel of an unknown plan is in flight', () => {
+    expect(transition('created', { ...base(1), kind: 'OrderOutcomeUnknown', reason: 'x' })).toBe('unknown');
+    expect(transition('unknown', { ...base(1), kind: 'CancelRequested' })).toBe('canceling');
+    expect(transition('unknown', { ...base(1), kind: 'OrderAccepted', orderId: PLAN }, facts)).toBe(
+      'untriggered',
+    );
+    expect(transition('unknown', { ...base(1), kind: 'OrderAccepted', orderId: PLAN })).toBe('pending');
+  });
+
   it('untriggered ranks after unknown and before pending', () => {
     expect(STATUS_RANK.untriggered).toBeGreaterThan(STATUS_RANK.unknown);
     expect(STATUS_RANK.untriggered).toBeLessThan(STATUS_RANK.pending);
@@ -174,14 +203,12 @@ describe('plan orders: table rules', () => {
         fc.constant<OrderEvent>({ ...base(t), kind: 'OrderAccepted', orderId: PLAN }),
         fc.constant<OrderEvent>({ ...base(t), kind: 'OrderOpen', orderId: CHILD, pending: false }),
         fc.constant<OrderEvent>({ ...base(t), kind: 'OrderOpen', orderId: CHILD, pending: true }),
-        fc
-          .integer({ min: 0, max: 4 })
-          .map((n): OrderEvent => ({
-            ...base(t),
-            kind: 'OrderProgress',
-            orderId: CHILD,
-            filledQty: dec(n).div(10),
-          })),
+        fc.integer({ min: 0, max: 4 }).map((n): OrderEvent => ({
+          ...base(t),
+          kind: 'OrderProgress',
+          orderId: CHILD,
+          filledQty: dec(n).div(10),
+        })),
         fc.integer({ min: 1, max: 3 }).map((n) => fill(dec(n).div(10).toFixed(), CHILD, t)),
         fc.constant<OrderEvent>({ ...base(t), kind: 'OrderCanceled' }),
         fc.constant<OrderEvent>({ ...base(t), kind: 'OrderCompleted', filledQty: SIZE }),
