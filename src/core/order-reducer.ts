@@ -331,8 +331,8 @@ export function applyOrderEvent(order: Order, event: OrderEvent): ApplyResult {
   };
   const changed =
     statusMoved ||
+    // (A new planOrderId always comes with a new orderId: linkIds moves the one into the other.)
     orderId !== order.orderId ||
-    planOrderId !== order.planOrderId ||
     !q.filledQty.eq(order.filledQty) ||
     !sameDec(q.fillsQty, order.fillsQty) ||
     !sameDec(q.fillsValue, order.fillsValue) ||

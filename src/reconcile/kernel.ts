@@ -197,12 +197,13 @@ export function reconcile(input: ReconcileInput): ReconcileOutput {
         continue;
       }
       // A plan order's own row, once its child is known: the child's rows say everything.
-      if (target.planOrderId !== undefined && r.orderId === target.planOrderId) continue;
+      if (r.orderId === target.planOrderId) continue;
       if (
         target.orderId !== undefined &&
         target.orderId !== r.orderId &&
-        // The child of a triggered plan carries the plan's client_oid under an order id of its own.
-        !(isUntriggeredPlan(target) && r.clientOid === target.clientOid)
+        // The child of a triggered plan carries the plan's client_oid (matched above) under an order
+        // id of its own.
+        !isUntriggeredPlan(target)
       ) {
         warnings.push({
           code: target.clientOid === r.clientOid ? 'duplicate-client-oid' : 'order-id-mismatch',

@@ -144,6 +144,18 @@ describe('plan orders: the untriggered state', () => {
     expect(r.anomaly?.kind).toBe('id_mismatch');
   });
 
+  it('a refusal reported after the acceptance contradicts the exchange, for an untriggered plan too', () => {
+    const p = run(plan(), [submitted, accepted()]);
+    const r = applyOrderEvent(p, { ...base(2_200), kind: 'OrderRejected', code: '40015', reason: 'x' });
+    expect(r.anomaly?.kind).toBe('contradiction');
+    expect(r.order.status).toBe('untriggered');
+  });
+
+  it('a regular order carries no trigger price at all', () => {
+    const { triggerPrice: _t, ...regular } = plan();
+    expect('triggerPrice' in newOrder({ ...regular, at: 1 })).toBe(false);
+  });
+
   it('refuses a non-positive trigger price', () => {
     expect(() => newOrder({ ...plan(), at: 1, triggerPrice: dec('0') })).toThrow(/trigger price/);
   });

@@ -490,3 +490,15 @@ describe('reconcile kernel: who may declare a plan lost', () => {
     expect(out.adopted[0]?.triggerPrice?.toFixed()).toBe('61000');
   });
 });
+
+describe('reconcile kernel: adopting rows with and without a trigger', () => {
+  it('a plan row adopts as untriggered only while untriggered; a regular untriggered row adopts as pending', () => {
+    const adoptOf = (over: Parameters<typeof row>[1]) =>
+      run({ orders: [], reports: [row(4, over)], strategies: [GRID] }).adopted[0];
+    expect(adoptOf({ status: 'canceled', triggerPrice: dec('61000') })?.status).toBe('canceled');
+    expect(adoptOf({ status: 'open', triggerPrice: dec('61000') })?.status).toBe('open');
+    expect(adoptOf({ status: 'untriggered' })?.status).toBe('pending');
+    const regular = adoptOf({ status: 'open' });
+    expect(regular !== undefined && 'triggerPrice' in regular).toBe(false);
+  });
+});
