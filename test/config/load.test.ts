@@ -75,7 +75,12 @@ describe('defaults', () => {
       startingBalance: '10000',
     });
     expect(c.paper.liquidityCap).toBeUndefined();
-    expect(c.orders).toEqual({ clientOidPrefix: 'cb', cancelOnStart: false, cancelOnExit: false });
+    expect(c.orders).toEqual({
+      clientOidPrefix: 'cb',
+      cancelOnStart: false,
+      cancelOnExit: false,
+      keepProtectivePlans: true,
+    });
     expect(c.metrics).toEqual({ enabled: true, host: '127.0.0.1', port: 9464 });
     expect(c.log).toEqual({ level: 'info', pretty: 'auto' });
     expect(c.shutdown).toEqual({ drainDeadlineMs: 10_000, cancelOpenOrders: false });
