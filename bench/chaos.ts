@@ -9,7 +9,7 @@
 //      runner that dies on its own is restarted too, and reported);
 //   3. settle: one more start with the strategy quiet — recovery, reconciliation past the unknown-grace
 //      period, every open order canceled — stopped gracefully by --duration-s;
-//   4. the store (read-only) against /sim/v1/orders and /sim/v1/fills (definitions in
+//   4. the store (read-only) against /sim/v1/orders, /sim/v1/plans and /sim/v1/fills (definitions in
 //      bench/chaos/compare.ts) → one JSON object on stdout; exit 0 iff `ok`.
 //
 // Same seed → same fault dice and kill schedule; where a kill lands in the runner's life varies with
@@ -241,6 +241,7 @@ class Chaos {
       storeFills: store.fills,
       exchangeOrders: exchange.orders,
       exchangeFills: exchange.fills,
+      exchangePlans: exchange.plans,
       fillCutoff: endMarketTime - FILL_CUTOFF_MARGIN_MS,
     });
     return { comparison, store, exchange };
@@ -295,6 +296,11 @@ async function main(): Promise<number> {
     const result = {
       intents: store.journal.total,
       ordersAtExchange: c.ordersAtExchange,
+      plansAtExchange: {
+        placed: c.plansAtExchange.placed,
+        fired: c.plansAtExchange.fired,
+        canceled: c.plansAtExchange.canceled,
+      },
       fills: c.fillsAtExchange,
       faultsInjected: exchange.stats.faults,
       // Every SIGKILL of the chaos phase is followed by a restart (the next runner or the settle run).
@@ -308,6 +314,7 @@ async function main(): Promise<number> {
       minutes: args.minutes,
       details: {
         ...c.details,
+        plans: c.plansAtExchange,
         journal: store.journal,
         store: { orders: store.orders.length, fills: store.fills.length },
         sim: { requests: exchange.stats.requests, responses429: exchange.stats.responses429 },
@@ -323,7 +330,7 @@ async function main(): Promise<number> {
     };
     process.stdout.write(`${JSON.stringify(result, null, args.json ? undefined : 2)}\n`);
     chaos.say(
-      `${kills} SIGKILL restart(s), ${result.intents} intents, ${c.ordersAtExchange} orders and ${c.fillsAtExchange} fills at the exchange, ${exchange.stats.faults.total} faults injected, ${result.details.wallSeconds} s`,
+      `${kills} SIGKILL restart(s), ${result.intents} intents, ${c.ordersAtExchange} orders, ${c.plansAtExchange.placed} plans (${c.plansAtExchange.fired} fired, ${c.plansAtExchange.canceled} canceled) and ${c.fillsAtExchange} fills at the exchange, ${exchange.stats.faults.total} faults injected, ${result.details.wallSeconds} s`,
     );
     chaos.say(
       `duplicates ${c.duplicateOrders}, lost ${c.lostOrders}, orphans ${c.orphanOrders}, fill mismatches ${c.fillMismatches}` +

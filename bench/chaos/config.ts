@@ -34,7 +34,7 @@ export function chaosConfig(o: ChaosConfigOptions): ConfigInput {
       retryBackoffMs: 100,
     },
     store: { path: o.storePath },
-    strategies: [{ id: 'storm', file: o.strategyFile, params: { quiet: o.settle } }],
+    strategies: [{ id: 'storm', file: o.strategyFile, params: { quiet: o.settle, plans: true } }],
     paper: { venue: 'http' },
     risk: {
       maxOrderNotional: '2000',
@@ -50,6 +50,9 @@ export function chaosConfig(o: ChaosConfigOptions): ConfigInput {
       fillsMs: 1_000,
       historyMs: 1_000,
       unknownGraceMs: UNKNOWN_GRACE_MS,
+      // Plan orders settle from plan rows only (a lost plan_order reply, a plan fired or canceled while
+      // the runner was down): poll them as often as order history.
+      planHistoryMs: 1_000,
     },
     orders: { clientOidPrefix: CHAOS_PREFIX, cancelOnStart: o.settle, cancelOnExit: o.settle },
     metrics: { enabled: false },

@@ -1,5 +1,5 @@
 // The two pictures a chaos run compares: the runner's SQLite store (opened read-only) and the
-// simulator's inspection API (/sim/v1/orders, /sim/v1/fills, /sim/v1/stats). Both are parsed with zod
+// simulator's inspection API (/sim/v1/orders, /sim/v1/fills, /sim/v1/plans, /sim/v1/stats). Both are parsed with zod
 // into the plain rows ./compare.ts works on; decimals stay strings.
 import Database from 'better-sqlite3';
 import { z } from 'zod';
@@ -14,6 +14,10 @@ export interface StoreOrderRow {
   /** Sum of the sizes of the fills applied to the order (null = none). */
   readonly fillsQty: string | null;
   readonly reason: string | null;
+  /** Set for a plan (trigger) order. */
+  readonly triggerPrice: string | null;
+  /** A plan's own exchange id once its child is linked (`orderId` is then the child's). */
+  readonly planOrderId: string | null;
 }
 
 export interface StoreFillRow {
@@ -47,6 +51,8 @@ const orderRow = z.object({
   filled_qty: z.string(),
   fills_qty: z.string().nullable(),
   reason: z.string().nullable(),
+  trigger_price: z.string().nullable(),
+  plan_order_id: z.string().nullable(),
 });
 
 const fillRow = z.object({
@@ -78,7 +84,7 @@ export function readStore(path: string): StoreSnapshot {
       .parse(
         db
           .prepare(
-            'SELECT client_oid, order_id, symbol, status, size, filled_qty, fills_qty, reason FROM orders',
+            'SELECT client_oid, order_id, symbol, status, size, filled_qty, fills_qty, reason, trigger_price, plan_order_id FROM orders',
           )
           .all(),
       )
@@ -91,6 +97,8 @@ export function readStore(path: string): StoreSnapshot {
         filledQty: r.filled_qty,
         fillsQty: r.fills_qty,
         reason: r.reason,
+        triggerPrice: r.trigger_price,
+        planOrderId: r.plan_order_id,
       }));
     const fills = z
       .array(fillRow)
@@ -147,6 +155,23 @@ export interface ExchangeFillRow {
   readonly createdTime: number;
 }
 
+/** How far a plan got at the venue. */
+export type PlanState = 'untriggered' | 'triggered' | 'failed' | 'canceled' | 'expired';
+
+export interface ExchangePlanRow {
+  readonly clientOid: string;
+  /** The plan's own order id. */
+  readonly orderId: string;
+  readonly symbol: string;
+  /** triggered = fired with a child order; failed = fired, its child refused. */
+  readonly state: PlanState;
+  readonly childOrderId: string | null;
+  /** Market time it fired (null = never). */
+  readonly triggerTime: number | null;
+  readonly createTime: number;
+  readonly reason: string | null;
+}
+
 export interface SimStats {
   readonly faults: { readonly total: number; readonly byKind: Readonly<Record<string, number>> };
   readonly requests: number;
@@ -158,6 +183,7 @@ export interface SimStats {
 export interface ExchangeSnapshot {
   readonly orders: readonly ExchangeOrderRow[];
   readonly fills: readonly ExchangeFillRow[];
+  readonly plans: readonly ExchangePlanRow[];
   readonly stats: SimStats;
 }
 
@@ -179,6 +205,31 @@ const wireFill = z.object({
   fillValue: z.string(),
   createdTime: z.union([z.number(), z.string().transform(Number)]),
 });
+// A /sim/v1/plans row: the historyPlan row (status as documented codes or live words) plus the
+// simulator's links (childOrderId, reason).
+const wirePlan = z.object({
+  client_oid: z.string().nullable(),
+  order_id: idText,
+  symbol: z.string(),
+  status: z.string(),
+  createTime: z.union([z.number(), z.string().transform(Number)]),
+  triggerTime: z.union([z.number(), z.string()]),
+  childOrderId: idText.optional(),
+  reason: z.string().optional(),
+});
+
+/** The state of a plan row: fired or not by its trigger time, then its child, status and reason. */
+export function planState(p: {
+  readonly status: string;
+  readonly triggerTime: number | null;
+  readonly childOrderId: string | null;
+  readonly reason: string | null;
+}): PlanState {
+  if (p.triggerTime !== null) return p.childOrderId !== null ? 'triggered' : 'failed';
+  if (p.status === '0' || p.status.toUpperCase() === 'UNTRIGGERED') return 'untriggered';
+  return p.reason !== null && /expired/i.test(p.reason) ? 'expired' : 'canceled';
+}
+
 const wireStats = z.object({
   requests: z.object({ total: z.number() }),
   responses429: z.number(),
@@ -197,6 +248,7 @@ export async function readExchange(baseUrl: string): Promise<ExchangeSnapshot> {
   const stats = wireStats.parse(await getJson(`${baseUrl}/sim/v1/stats`));
   const orders = z.array(wireOrder).parse(await getJson(`${baseUrl}/sim/v1/orders`));
   const fills = z.array(wireFill).parse(await getJson(`${baseUrl}/sim/v1/fills`));
+  const plans = z.array(wirePlan).parse(await getJson(`${baseUrl}/sim/v1/plans`));
   return {
     orders: orders.map((o) => ({
       clientOid: o.client_oid ?? '',
@@ -215,6 +267,21 @@ export async function readExchange(baseUrl: string): Promise<ExchangeSnapshot> {
       value: f.fillValue,
       createdTime: f.createdTime,
     })),
+    plans: plans.map((p) => {
+      const triggerTime = p.triggerTime === '' ? null : Number(p.triggerTime);
+      const childOrderId = p.childOrderId ?? null;
+      const reason = p.reason ?? null;
+      return {
+        clientOid: p.client_oid ?? '',
+        orderId: p.order_id,
+        symbol: p.symbol,
+        state: planState({ status: p.status, triggerTime, childOrderId, reason }),
+        childOrderId,
+        triggerTime,
+        createTime: p.createTime,
+        reason,
+      };
+    }),
     stats: {
       faults: stats.faults,
       requests: stats.requests.total,

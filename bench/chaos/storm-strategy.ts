@@ -4,6 +4,13 @@
 // a leg grows too big — so a short run produces hundreds of placements (batched per symbol), many
 // cancels, immediate fills and later fills of resting orders. Deterministic: a step counter, no dice.
 //
+// `plans: true` (on in the chaos config) adds plan (trigger) orders: every other ticker per symbol one
+// trigger order `planTicks` from the last price (alternately an open_long firing on a rise and an
+// open_short firing on a fall, at market or as a limit), and now and then a stop-loss on a leg; the
+// oldest-first cancels take plans like any other working order, so plans are placed, fired (their
+// children fill or rest), canceled before and after firing, and refused (a stop larger than the leg
+// the venue holds by the time it fires).
+//
 // `quiet: true` (the chaos run's final settle) places nothing: only recovery and reconciliation run.
 import { dec, defineStrategy, z, type Intent, type SymbolId, type Ticker } from '../../src/strategy/index.ts';
 
@@ -32,6 +39,12 @@ export default defineStrategy({
     crossTicks: z.number().int().min(1).default(5),
     /** Every n-th ticker per symbol also sends a market order (0 = never). */
     marketEvery: z.number().int().min(0).default(5),
+    /** Also place plan (trigger) orders and stop-losses. */
+    plans: z.boolean().default(false),
+    /** Ticks between a trigger order's trigger price and the last price. */
+    planTicks: z.number().int().min(1).default(20),
+    /** Every n-th ticker per symbol also places a stop-loss on its bigger leg (0 = never). */
+    stopEvery: z.number().int().min(0).default(6),
     /** Place nothing (the final settle of a chaos run). */
     quiet: z.boolean().default(false),
   }),
@@ -76,6 +89,34 @@ export default defineStrategy({
       );
       if (p.marketEvery > 0 && step % p.marketEvery === p.marketEvery - 1) {
         out.push(ctx.place({ symbol, side: step % 2 === 0 ? 'open_short' : 'open_long', size }));
+      }
+
+      if (p.plans && step % 2 === 1) {
+        // A trigger order: alternately on a rise (open_long) and a fall (open_short); every other
+        // pair executes as a limit crossing the book at its trigger, the others at market.
+        const away = tick.times(p.planTicks);
+        const up = step % 4 === 1;
+        const trigger = up ? t.last.plus(away) : t.last.minus(away);
+        const limit = step % 8 >= 4 ? { price: up ? trigger.plus(cross) : trigger.minus(cross) } : {};
+        out.push(
+          ctx.place({ symbol, side: up ? 'open_long' : 'open_short', size, triggerPrice: trigger, ...limit }),
+        );
+      }
+      if (p.plans && p.stopEvery > 0 && step % p.stopEvery === p.stopEvery - 1) {
+        // A stop-loss of one size on the bigger leg, `planTicks` against it, unless one rests already.
+        const pos = ctx.position(symbol);
+        const leg = pos.long.gte(pos.short) ? 'long' : 'short';
+        const away = tick.times(p.planTicks);
+        const resting = open.some((o) => o.tag === 'stop-loss' && o.status === 'untriggered');
+        const stop = resting
+          ? undefined
+          : ctx.stopLoss({
+              symbol,
+              leg,
+              size,
+              triggerPrice: leg === 'long' ? t.last.minus(away) : t.last.plus(away),
+            });
+        if (stop !== undefined) out.push(stop);
       }
 
       // Keep both legs bounded: a marketable close when a leg is long enough and none is in flight.

@@ -198,6 +198,12 @@ export function reconcile(input: ReconcileInput): ReconcileOutput {
       }
       // A plan order's own row, once its child is known: the child's rows say everything.
       if (r.orderId === target.planOrderId) continue;
+      // The child's row of a plan whose own id is not known yet (its placement reply was lost): the
+      // plan's row must link first, or the child's id would be taken for the plan's (a cancel would
+      // then go to cancel_plan with the child's id, and the plan's row would later swap the ids).
+      // Until a plan round links it, the child's fills wait unattributed.
+      if (target.triggerPrice !== undefined && target.orderId === undefined && r.triggerPrice === undefined)
+        continue;
       if (
         target.orderId !== undefined &&
         target.orderId !== r.orderId &&

@@ -6,7 +6,8 @@
 // 2. One full reconciliation round (fills from the cursor — or far enough back to cover the oldest
 //    open order — and history reaching back to it) settles what happened while we were down: orders
 //    filled or canceled meanwhile, `unknown` ones found by client_oid, fills not yet recorded, orders
-//    of ours missing from the store (adopted). It is retried until it succeeds or the attempts run out
+//    of ours missing from the store (adopted). With plan orders configured, a plan-history poll
+//    comes first: only plan rows settle a plan order. It is retried until it succeeds or the attempts run out
 //    (then start-up fails: trading on an unreconciled picture is what this module prevents).
 // 3. An order still `submitted` was in flight when the process died: its outcome is now unknown and it
 //    is settled like any unknown order (found by client_oid, or declared lost after the grace period).
@@ -136,6 +137,9 @@ async function reconcileWithRetries(d: RecoveryDeps): Promise<RoundResult> {
   let wait = d.retryDelayMs ?? 1_000;
   for (let i = 1; ; i++) {
     try {
+      // Plans first: only plan rows settle a plan (its reply lost, or canceled or fired while the
+      // runner was down), and its child's rows link to it only once its own id is known.
+      await d.reconciler.pollPlansOnce();
       return await d.reconciler.reconcileOnce();
     } catch (e) {
       if (i >= attempts || d.stopping?.() === true) throw e;

@@ -8,7 +8,9 @@
 //      deadline. Found by the crash test: an order whose reply was lost in the run's last half second
 //      stayed `unknown` at exit while its fill sat in the store unattributed. Repeated too while an
 //      order is `canceling`: the venue took its cancel but may still fill it, and only its history
-//      says how it ended.
+//      says how it ended. With plan orders configured each round polls plan history first (issue
+//      #18: a cancel_plan retried after a lost reply meets "does not exist" and leaves the plan
+//      `untriggered` until plan rows say canceled).
 // The store needs no flush: every commit was synchronous.
 import type { Logger } from 'pino';
 import type { Clock } from '../core/clock.ts';
@@ -100,7 +102,9 @@ export async function shutdown(d: ShutdownDeps): Promise<ShutdownReport> {
   d.session.abortReads('shutting down');
   await within(d.timers, remaining(), reconciler.whenIdle());
 
-  const canceled = d.cancelOpenOrders ? engine.cancelAll({ retryRefused: true, keepProtectivePlans: d.keepProtectivePlans ?? true }) : { local: 0, requested: 0 };
+  const canceled = d.cancelOpenOrders
+    ? engine.cancelAll({ retryRefused: true, keepProtectivePlans: d.keepProtectivePlans ?? true })
+    : { local: 0, requested: 0 };
   if (d.cancelOpenOrders) d.log.info(canceled, 'shutdown: canceling every open order');
 
   const left = await engine.shutdown(remaining());
@@ -146,10 +150,13 @@ async function lastRounds(d: ShutdownDeps, budgetMs: number): Promise<ShutdownRe
     const started = d.wall.now();
     const weight = { ip: 0, uid: 0 };
     try {
+      const read = weighed(retryingRead(d.timers), weight);
+      // Plans first (only plan rows settle a plan: a cancel_plan answered "does not exist" after a
+      // lost reply, a plan awaiting its outcome), then fills and order history.
       const r = await within(
         d.timers,
         deadline - started,
-        reconciler.reconcileOnce({ read: weighed(retryingRead(d.timers), weight) }),
+        reconciler.pollPlansOnce({ read }).then(() => reconciler.reconcileOnce({ read })),
       );
       if (r === 'timed-out') return round === 0 ? 'timed-out' : 'unsettled';
     } catch (e) {

@@ -10,9 +10,11 @@ import { compare, type CompareInput } from '../../bench/chaos/compare.ts';
 import { chaosConfigYaml } from '../../bench/chaos/config.ts';
 import { writePingPongRecording } from '../../bench/chaos/recording.ts';
 import { killSchedule } from '../../bench/chaos/schedule.ts';
+import { planState } from '../../bench/chaos/snapshot.ts';
 import type {
   ExchangeFillRow,
   ExchangeOrderRow,
+  ExchangePlanRow,
   StoreFillRow,
   StoreOrderRow,
 } from '../../bench/chaos/snapshot.ts';
@@ -28,6 +30,8 @@ const storeOrder = (clientOid: string, o: Partial<StoreOrderRow> = {}): StoreOrd
   filledQty: '0.001',
   fillsQty: '0.001',
   reason: null,
+  triggerPrice: null,
+  planOrderId: null,
   ...o,
 });
 
@@ -86,6 +90,7 @@ function consistent(): CompareInput {
       exOrder('someone-else-1'),
     ],
     exchangeFills: [exFill('t1', 'chaos-s-1'), exFill('t2', 'chaos-s-2'), exFill('t9', 'someone-else-1')],
+    exchangePlans: [],
     fillCutoff: 5_000,
   };
 }
@@ -231,6 +236,225 @@ describe('chaos verdict (store vs exchange)', () => {
     expect(verdict(i)).toEqual(CLEAN);
     expect(c.details.diagnostics.statusDiffers.count).toBe(1);
     expect(c.details.diagnostics.filledQtyDiffers.count).toBe(1);
+  });
+});
+
+const exPlan = (clientOid: string, o: Partial<ExchangePlanRow> = {}): ExchangePlanRow => ({
+  clientOid,
+  orderId: `plan-${clientOid}`,
+  symbol: 'cmt_btcusdt',
+  state: 'canceled',
+  childOrderId: null,
+  triggerTime: null,
+  createTime: 400,
+  reason: 'canceled by request',
+  ...o,
+});
+
+const storePlan = (clientOid: string, o: Partial<StoreOrderRow> = {}): StoreOrderRow =>
+  storeOrder(clientOid, {
+    orderId: `plan-${clientOid}`,
+    status: 'canceled',
+    filledQty: '0',
+    fillsQty: null,
+    triggerPrice: '64000',
+    ...o,
+  });
+
+/**
+ * The consistent picture plus plans: one fired and filled (its child an order under the plan's
+ * client_oid), one untriggered, one canceled, one canceled by client_oid before the store knew its
+ * id, one whose child the venue refused.
+ */
+function withPlans(): CompareInput {
+  const i = consistent();
+  const fired = exPlan('chaos-p-1', {
+    state: 'triggered',
+    childOrderId: 'child-1',
+    triggerTime: 900,
+    reason: null,
+  });
+  return {
+    ...i,
+    storeOrders: [
+      ...i.storeOrders,
+      storePlan('chaos-p-1', {
+        orderId: 'child-1',
+        planOrderId: 'plan-chaos-p-1',
+        status: 'filled',
+        filledQty: '0.001',
+        fillsQty: '0.001',
+      }),
+      storePlan('chaos-p-2', { status: 'untriggered' }),
+      storePlan('chaos-p-3'),
+      storePlan('chaos-p-4', { orderId: null }),
+      storePlan('chaos-p-5'),
+    ],
+    storeFills: [...i.storeFills, storeFill('t5', 'chaos-p-1', { orderId: 'child-1' })],
+    exchangeOrders: [...i.exchangeOrders, exOrder('chaos-p-1', { orderId: 'child-1' })],
+    exchangeFills: [...i.exchangeFills, exFill('t5', 'chaos-p-1', { orderId: 'child-1' })],
+    exchangePlans: [
+      fired,
+      exPlan('chaos-p-2', { state: 'untriggered', reason: null }),
+      exPlan('chaos-p-3'),
+      exPlan('chaos-p-4'),
+      exPlan('chaos-p-5', { state: 'failed', triggerTime: 800, reason: 'close larger than the position' }),
+      exPlan('someone-else-p', { state: 'untriggered', reason: null }),
+    ],
+  };
+}
+
+const replaceStore = (i: CompareInput, oid: string, o: Partial<StoreOrderRow>): CompareInput => ({
+  ...i,
+  storeOrders: i.storeOrders.map((s) => (s.clientOid === oid ? { ...s, ...o } : s)),
+});
+const replacePlan = (i: CompareInput, oid: string, o: Partial<ExchangePlanRow>): CompareInput => ({
+  ...i,
+  exchangePlans: i.exchangePlans.map((p) => (p.clientOid === oid ? { ...p, ...o } : p)),
+});
+
+describe('chaos verdict: plan orders', () => {
+  it('finds nothing wrong in a consistent picture with plans, and counts our plans by fate', () => {
+    const c = compare(withPlans());
+    expect(verdict(withPlans())).toEqual(CLEAN);
+    expect(c.plansAtExchange).toEqual({
+      placed: 5,
+      fired: 2,
+      canceled: 2,
+      failed: 1,
+      expired: 0,
+      untriggered: 1,
+    });
+    // The child is an order of ours; its fill is attributed to the plan's client_oid.
+    expect(c.ordersAtExchange).toBe(4);
+    expect(c.fillsAtExchange).toBe(3);
+  });
+
+  it('counts a plan placed twice, and a plan also sent as a regular order, as duplicates', () => {
+    const i = withPlans();
+    const twice = compare({
+      ...i,
+      exchangePlans: [...i.exchangePlans, exPlan('chaos-p-3', { orderId: 'plan-again' })],
+    });
+    expect(twice.duplicateOrders).toBe(1);
+    expect(twice.details.duplicates.samePlanClientOid.examples).toEqual(['chaos-p-3']);
+    const asOrder = compare({
+      ...i,
+      exchangeOrders: [...i.exchangeOrders, exOrder('chaos-p-2', { status: 'canceled', filledQty: '0' })],
+    });
+    expect(asOrder.details.duplicates.samePlanClientOid.count).toBe(1);
+    expect(asOrder.duplicateOrders).toBe(1);
+  });
+
+  it('counts each way of losing a plan', () => {
+    const i = withPlans();
+    type Kind = keyof ReturnType<typeof compare>['details']['lost'];
+    const cases: [string, CompareInput, Kind][] = [
+      [
+        'untriggered in the store, no plan at the exchange',
+        replaceStore(i, 'chaos-p-2', { clientOid: 'chaos-p-9' }),
+        'missingAtExchange',
+      ],
+      [
+        'declared lost while the exchange has it',
+        replaceStore(i, 'chaos-p-3', { orderId: null, status: 'rejected' }),
+        'existsButRejected',
+      ],
+      [
+        'canceled in the store, untriggered at the exchange',
+        replaceStore(i, 'chaos-p-2', { status: 'canceled' }),
+        'canceledButLive',
+      ],
+      [
+        'untriggered in the store, canceled at the exchange',
+        replaceStore(i, 'chaos-p-3', { status: 'untriggered' }),
+        'planFateMissed',
+      ],
+      [
+        'untriggered in the store, its child refused',
+        replaceStore(i, 'chaos-p-5', { status: 'untriggered' }),
+        'planFateMissed',
+      ],
+      [
+        'fired at the exchange, child never linked',
+        replaceStore(i, 'chaos-p-1', {
+          orderId: 'plan-chaos-p-1',
+          planOrderId: null,
+          status: 'untriggered',
+          filledQty: '0',
+          fillsQty: null,
+        }),
+        'planFateMissed',
+      ],
+      ['another plan id', replaceStore(i, 'chaos-p-3', { orderId: 'plan-x' }), 'planIdsWrong'],
+      [
+        'the child id taken for the plan id',
+        replaceStore(i, 'chaos-p-1', { orderId: 'child-1', planOrderId: null }),
+        'planIdsWrong',
+      ],
+      ['linked to another child', replaceStore(i, 'chaos-p-1', { orderId: 'child-x' }), 'planIdsWrong'],
+    ];
+    for (const [what, input, kind] of cases) {
+      const c = compare(input);
+      expect({ what, lost: c.lostOrders, [kind]: c.details.lost[kind].count }).toEqual({
+        what,
+        lost: 1,
+        [kind]: 1,
+      });
+    }
+  });
+
+  it('leaves a plan that fired after the cutoff unlinked without counting it', () => {
+    const i = replacePlan(replaceStore(withPlans(), 'chaos-p-2', {}), 'chaos-p-2', {
+      state: 'triggered',
+      childOrderId: 'child-2',
+      triggerTime: 9_000,
+      reason: null,
+    });
+    const late = {
+      ...i,
+      exchangeOrders: [
+        ...i.exchangeOrders,
+        exOrder('chaos-p-2', { orderId: 'child-2', status: 'open', filledQty: '0' }),
+      ],
+    };
+    expect(verdict(late)).toEqual(CLEAN);
+    expect(verdict(replacePlan(late, 'chaos-p-2', { triggerTime: 4_000 }))).toEqual({
+      ...CLEAN,
+      lostOrders: 1,
+    });
+  });
+
+  it('counts a plan of ours the store does not know as an orphan', () => {
+    const i = withPlans();
+    const c = compare({
+      ...i,
+      exchangePlans: [...i.exchangePlans, exPlan('chaos-p-8', { state: 'untriggered' })],
+    });
+    expect(verdict({ ...i, exchangePlans: [...i.exchangePlans, exPlan('chaos-p-8')] })).toEqual({
+      ...CLEAN,
+      orphanOrders: 1,
+    });
+    expect(c.details.orphanPlans.examples).toEqual(['chaos-p-8']);
+  });
+
+  it("counts a child's fill not attributed to the plan's client_oid", () => {
+    const i = withPlans();
+    const c = compare({
+      ...i,
+      storeFills: i.storeFills.map((f) => (f.tradeId === 't5' ? { ...f, clientOid: null } : f)),
+    });
+    expect(c.details.fills.misattributed.count).toBe(1);
+  });
+
+  it("reads a plan's state from either status vocabulary, its trigger time, child and reason", () => {
+    const row = { triggerTime: null, childOrderId: null, reason: null };
+    expect(planState({ ...row, status: '0' })).toBe('untriggered');
+    expect(planState({ ...row, status: 'UNTRIGGERED' })).toBe('untriggered');
+    expect(planState({ ...row, status: '-1', reason: 'canceled by request' })).toBe('canceled');
+    expect(planState({ ...row, status: 'CANCELED', reason: 'expired (90 days)' })).toBe('expired');
+    expect(planState({ ...row, status: '0', triggerTime: 5, childOrderId: 'c' })).toBe('triggered');
+    expect(planState({ ...row, status: '-1', triggerTime: 5, reason: 'refused' })).toBe('failed');
   });
 });
 

@@ -444,13 +444,49 @@ describe('reconcile kernel: plan (trigger) orders', () => {
       'duplicate-client-oid',
     ]);
   });
+  it("never takes a child's row for the plan whose own id is not known yet (its reply was lost)", () => {
+    // The plan fired before any plan round saw it: the child's rows and fills come first.
+    const lostReply = localOrder(1, { status: 'unknown', triggerPrice: dec('59000'), side: 'close_long' });
+    const child = row(1, {
+      type: 'close_long',
+      status: 'filled',
+      filledQty: dec('1'),
+      priceAvg: dec('58990'),
+    });
+    const fill = fillOf(1, '11', { size: dec('1'), value: dec('58990') });
+    const first = run({ orders: [lostReply], reports: [child], fills: [fill] });
+    expect(first.events).toEqual([]);
+    expect(first.newFills.map((f) => f.clientOid)).toEqual([undefined]);
+    // The plan's own row (a plan round) links the plan's id; the child's next row links the child.
+    const planRow = row(1, {
+      orderId: PLAN_ID,
+      type: 'close_long',
+      status: 'pending',
+      triggerPrice: dec('59000'),
+    });
+    const accepted = applyAll([lostReply], run({ orders: [lostReply], reports: [planRow] }).events).get(
+      'cb-grid-1',
+    )!;
+    expect(accepted).toMatchObject({ orderId: PLAN_ID });
+    expect(accepted.planOrderId).toBeUndefined();
+    const out = run({ orders: [accepted], reports: [child], unattributedFills: [fill] });
+    expect(out.attributed).toEqual([{ tradeId: fill.tradeId, clientOid: clientOid('cb-grid-1') }]);
+    expect(applyAll([accepted], out.events).get('cb-grid-1')).toMatchObject({
+      status: 'filled',
+      orderId: child.orderId,
+      planOrderId: PLAN_ID,
+    });
+  });
 });
 
 describe('reconcile kernel: an untriggered row', () => {
   it('only settles the acceptance of a plan whose reply was lost; it never reads as triggered', () => {
     const PLAN_ID = orderId('790000000000000009');
     const lost = localOrder(1, { status: 'unknown', triggerPrice: dec('59000') });
-    const out = run({ orders: [lost], reports: [row(1, { orderId: PLAN_ID, status: 'untriggered' })] });
+    const out = run({
+      orders: [lost],
+      reports: [row(1, { orderId: PLAN_ID, status: 'untriggered', triggerPrice: dec('59000') })],
+    });
     expect(kinds(out.events)).toEqual(['OrderAccepted']);
     expect(applyAll([lost], out.events).get('cb-grid-1')).toMatchObject({
       status: 'untriggered',

@@ -10,7 +10,7 @@ import { delay } from '../../src/runner/wait.ts';
 import { shutdown } from '../../src/runner/shutdown.ts';
 import { silentLog } from '../helpers/executor-harness.ts';
 import { BTC } from '../helpers/market.ts';
-import { SimSession } from '../helpers/sim-session.ts';
+import { SimSession, testReconcilerConfig } from '../helpers/sim-session.ts';
 import { wrapPlacements } from '../helpers/wrap-placements.ts';
 
 let s: SimSession | undefined;
@@ -49,6 +49,24 @@ async function lostReplySession(
   return { x, order: order! };
 }
 
+/** The port's methods bound to it, to override some. */
+function bindAll(p: ExchangePort): ExchangePort {
+  return {
+    serverTime: () => p.serverTime(),
+    contracts: () => p.contracts(),
+    tickers: () => p.tickers(),
+    placeOrder: (a, b) => p.placeOrder(a, b),
+    placeBatch: (a, b) => p.placeBatch(a, b),
+    cancelOrder: (r) => p.cancelOrder(r),
+    fills: (q) => p.fills(q),
+    history: (q) => p.history(q),
+    planHistory: (q) => p.planHistory(q),
+    placePlan: (a, e) => p.placePlan(a, e),
+    cancelPlan: (r) => p.cancelPlan(r),
+    currentPlans: (q) => p.currentPlans(q),
+  };
+}
+
 /** Lets every pending promise chain run: the simulator and the store answer within one macrotask. */
 const macrotask = () => new Promise<void>((resolve) => setImmediate(resolve));
 
@@ -56,7 +74,12 @@ const macrotask = () => new Promise<void>((resolve) => setImmediate(resolve));
  * Runs the stop, moving virtual time only when nothing but timers is left (a timeout race inside the
  * stop must not fire merely because a round took more than a few microtask turns).
  */
-async function stop(x: SimSession, drainDeadlineMs: number, unsettledRetryMs?: number) {
+async function stop(
+  x: SimSession,
+  drainDeadlineMs: number,
+  unsettledRetryMs?: number,
+  cancelOpenOrders = true,
+) {
   let done = false;
   const p = shutdown({
     session: x.session,
@@ -64,7 +87,7 @@ async function stop(x: SimSession, drainDeadlineMs: number, unsettledRetryMs?: n
     wall: x.vt.clock,
     timers: x.vt.timers,
     log: silentLog,
-    cancelOpenOrders: true,
+    cancelOpenOrders,
     drainDeadlineMs,
     ...(unsettledRetryMs !== undefined ? { unsettledRetryMs } : {}),
   }).finally(() => {
@@ -80,6 +103,54 @@ async function stop(x: SimSession, drainDeadlineMs: number, unsettledRetryMs?: n
 }
 
 describe('graceful shutdown', () => {
+  it('a plan whose reply was lost just before the stop is settled by a plan-history poll of the last rounds', async () => {
+    // Plan reads fail from the start-up to the stop: no plan round settles the plan before it.
+    let planReads = true;
+    const down = (): Promise<never> => Promise.reject(new Error('plan reads are down'));
+    const x = new SimSession({
+      faults: { faults: [{ kind: 'responseLost', probability: 1, endpoints: ['planOrder'] }] },
+      wrapPort: (p: ExchangePort): ExchangePort => ({
+        ...bindAll(p),
+        planHistory: (q) => (planReads ? p.planHistory(q) : down()),
+        currentPlans: (q) => (planReads ? p.currentPlans(q) : down()),
+      }),
+      reconcile: {
+        ...testReconcilerConfig(),
+        plans: {
+          intervalMs: 600_000,
+          window: {
+            overlapMs: 60_000,
+            initialLookbackMs: 3_600_000,
+            maxWindowMs: 3_600_000,
+            maxWindows: 2,
+            pageSize: 100,
+            delegateTypes: [],
+          },
+        },
+      },
+    });
+    s = x;
+    await x.boot();
+    planReads = false;
+    // Far above the price: it rests untriggered.
+    x.control.wishes.push((ctx) =>
+      ctx.place({ symbol: BTC, side: 'open_long', size: '0.001', triggerPrice: '70000' }),
+    );
+    await x.tick();
+    const [plan] = x.store.allOrders();
+    expect(plan?.status).toBe('unknown');
+
+    // Only plan rows settle a plan: order history alone would leave it unknown until the deadline.
+    planReads = true;
+    const report = await stop(x, 3_000, undefined, false);
+    expect(report.finalReconciliation).toBe('done');
+    const stored = x.store.getOrder(plan!.clientOid);
+    expect(stored?.status).toBe('untriggered');
+    expect(stored?.orderId).toBe(
+      x.sim.core.planOrders().find((p) => p.clientOid === plan!.clientOid)?.orderId,
+    );
+  });
+
   it('an order whose reply was lost just before the stop is found by later rounds, and its fill is attributed to it', async () => {
     const { x, order } = await lostReplySession(1_500, 'responseLost');
     const atVenue = x.sim.core.orderByClientOid(order.clientOid);
