@@ -4,26 +4,14 @@
 // month, flips cancel the old leg's stop, each fired stop's fill carries the trigger
 // price in fills.csv, and the fill is at or through the trigger (a market stop of a long sells at or
 // below it). Two runs give the same bytes.
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { dec } from '../../src/core/decimal.ts';
-import { CLI, cleanEnv, REPO, tempDir, type Done } from '../ops/helpers.ts';
+import { runCli, tempDir, type Done } from '../ops/helpers.ts';
 
-async function backtest(out: string): Promise<Done> {
-  const child = spawn(process.execPath, [CLI, 'backtest', '--config', 'config/month.yaml', '--out', out], {
-    cwd: REPO,
-    env: cleanEnv(),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-  child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-  const [code, signal] = (await once(child, 'exit')) as [number | null, NodeJS.Signals | null];
-  return { code, signal, stdout, stderr };
+function backtest(out: string): Promise<Done> {
+  return runCli(['backtest', '--config', 'config/month.yaml', '--out', out]);
 }
 
 interface PlanCounts {

@@ -11,24 +11,20 @@
 //     without a child ↔ canceled;
 //   - every fill of a child in the store exactly once, attributed to the plan's client_oid;
 //   - and everything crash-recovery.test.ts requires of the regular orders.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { SqliteStore } from '../../src/store/sqlite-store.ts';
 import {
+  crashVenue,
   inspect,
   killAndRestart,
   paperRunConfigYaml,
-  startSim,
-  stopSim,
-  type Sim,
   type WireFill,
   type WireOrder,
   type WirePlan,
 } from '../helpers/capibot-processes.ts';
 import { venueProblems } from '../helpers/venue-consistency.ts';
-import { writeWalkRecording } from '../helpers/walk-recording.ts';
 
 const SEED = 20_250_918;
 const KILLS = 4;
@@ -52,29 +48,10 @@ const FAULTS = {
 };
 
 describe('capibot run with plan orders in flight, killed with SIGKILL at random moments (end to end)', () => {
-  let dir: string;
-  let sim: Sim;
-
-  beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'capibot-crash-plans-'));
-    writeWalkRecording(join(dir, 'market.ndjson'), {
-      seed: SEED,
-      t0: T0,
-      polls: 900,
-      stepMs: 100,
-      stride: 30,
-      source: 'crash-recovery-plans test',
-    });
-    writeFileSync(join(dir, 'faults.json'), JSON.stringify(FAULTS));
-    sim = await startSim(join(dir, 'market.ndjson'), join(dir, 'faults.json'));
-  });
-
-  afterAll(async () => {
-    await stopSim(sim);
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const venue = crashVenue('crash-plans', { seed: SEED, t0: T0 }, FAULTS);
 
   it('restarts converge: no plan placed twice, no orphan, ids and statuses linked, fills once', async () => {
+    const { dir, sim } = venue();
     const storePath = join(dir, 'store.sqlite');
     const config = join(dir, 'config.yaml');
     writeFileSync(

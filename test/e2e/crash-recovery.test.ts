@@ -8,23 +8,19 @@
 //   - every exchange fill in the store exactly once, attributed to the right client_oid.
 // The recording is dated a year before the wall clock, so the run must keep the venue's time from
 // its tickers (history and fills windows computed from the wall clock would find nothing).
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { SqliteStore } from '../../src/store/sqlite-store.ts';
 import {
+  crashVenue,
   inspect,
   killAndRestart,
   paperRunConfigYaml,
-  startSim,
-  stopSim,
-  type Sim,
   type WireFill,
   type WireOrder,
 } from '../helpers/capibot-processes.ts';
 import { venueProblems } from '../helpers/venue-consistency.ts';
-import { writeWalkRecording } from '../helpers/walk-recording.ts';
 
 const SEED = 20_240_719;
 const KILLS = 4;
@@ -40,29 +36,10 @@ const FAULTS = {
 };
 
 describe('capibot run killed with SIGKILL at random moments (end to end)', () => {
-  let dir: string;
-  let sim: Sim;
-
-  beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'capibot-crash-'));
-    writeWalkRecording(join(dir, 'market.ndjson'), {
-      seed: SEED,
-      t0: T0,
-      polls: 900,
-      stepMs: 100,
-      stride: 30,
-      source: 'crash-recovery test',
-    });
-    writeFileSync(join(dir, 'faults.json'), JSON.stringify(FAULTS));
-    sim = await startSim(join(dir, 'market.ndjson'), join(dir, 'faults.json'));
-  });
-
-  afterAll(async () => {
-    await stopSim(sim);
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const venue = crashVenue('crash', { seed: SEED, t0: T0 }, FAULTS);
 
   it('restarts converge: no duplicate, no orphan, no lost or double-counted fill', async () => {
+    const { dir, sim } = venue();
     const storePath = join(dir, 'store.sqlite');
     const config = join(dir, 'config.yaml');
     writeFileSync(

@@ -3,9 +3,12 @@
 // the simulator's inspection API (test/e2e/crash-recovery*.test.ts).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { expect } from 'vitest';
-import { lcg } from './walk-recording.ts';
+import { afterAll, beforeAll, expect } from 'vitest';
+import { lcg, writeWalkRecording } from './walk-recording.ts';
 
 /** The children's environment: no credentials (both sides use the simulator's test credentials). */
 export function cleanEnv(): NodeJS.ProcessEnv {
@@ -192,4 +195,38 @@ export async function inspect<T>(url: string, path: string): Promise<T> {
   const res = await fetch(`${url}${path}`);
   expect(res.status).toBe(200);
   return (await res.json()) as T;
+}
+
+/**
+ * A `capibot sim --clock realtime` for one test file: a temporary folder holding a seeded random-walk
+ * recording and `faults`, the simulator started before the tests and stopped (folder removed) after.
+ * Returns a getter of both (valid inside the tests).
+ */
+export function crashVenue(
+  name: string,
+  recording: { readonly seed: number; readonly t0: number },
+  faults: unknown,
+): () => { readonly dir: string; readonly sim: Sim } {
+  let dir = '';
+  let sim: Sim | undefined;
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), `capibot-${name}-`));
+    writeWalkRecording(join(dir, 'market.ndjson'), {
+      ...recording,
+      polls: 900,
+      stepMs: 100,
+      stride: 30,
+      source: `${name} test`,
+    });
+    writeFileSync(join(dir, 'faults.json'), JSON.stringify(faults));
+    sim = await startSim(join(dir, 'market.ndjson'), join(dir, 'faults.json'));
+  });
+  afterAll(async () => {
+    await stopSim(sim);
+    rmSync(dir, { recursive: true, force: true });
+  });
+  return () => {
+    if (sim === undefined) throw new Error('the simulator is not up (crashVenue is used inside tests)');
+    return { dir, sim };
+  };
 }

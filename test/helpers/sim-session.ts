@@ -60,6 +60,21 @@ export function testReconcilerConfig(over: Partial<ReconcilerConfig> = {}): Reco
   };
 }
 
+/** Plan-order polling for tests: every `intervalMs`, one-hour windows, an hour back at first. */
+export function testPlanPolling(intervalMs: number): NonNullable<ReconcilerConfig['plans']> {
+  return {
+    intervalMs,
+    window: {
+      overlapMs: 60_000,
+      initialLookbackMs: 3_600_000,
+      maxWindowMs: 3_600_000,
+      maxWindows: 2,
+      pageSize: 100,
+      delegateTypes: [],
+    },
+  };
+}
+
 /** The port of one incarnation: dead after a crash (nothing reaches the venue, nothing comes back). */
 class MortalPort implements ExchangePort {
   alive = true;

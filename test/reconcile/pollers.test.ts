@@ -7,7 +7,7 @@ import { orderId, symbolId } from '../../src/core/ids.ts';
 import type { PlanReport } from '../../src/core/reports.ts';
 import type { ExchangePort } from '../../src/exchange/port.ts';
 import { BTC } from '../helpers/market.ts';
-import { SimSession, testReconcilerConfig } from '../helpers/sim-session.ts';
+import { SimSession, testPlanPolling, testReconcilerConfig } from '../helpers/sim-session.ts';
 
 let s: SimSession | undefined;
 afterEach(() => {
@@ -145,17 +145,7 @@ describe('reconciliation pollers', () => {
     const x = open({
       reconcile: {
         ...testReconcilerConfig(),
-        plans: {
-          intervalMs: 5_000,
-          window: {
-            overlapMs: 60_000,
-            initialLookbackMs: 3_600_000,
-            maxWindowMs: 3_600_000,
-            maxWindows: 2,
-            pageSize: 100,
-            delegateTypes: [],
-          },
-        },
+        plans: testPlanPolling(5_000),
       },
       wrapPort: (p): ExchangePort => ({
         serverTime: () => p.serverTime(),

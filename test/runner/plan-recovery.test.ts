@@ -5,19 +5,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { dec } from '../../src/core/decimal.ts';
 import { BTC } from '../helpers/market.ts';
-import { SimSession, testReconcilerConfig } from '../helpers/sim-session.ts';
+import { SimSession, testPlanPolling, testReconcilerConfig } from '../helpers/sim-session.ts';
 
-const PLANS = {
-  intervalMs: 2_000,
-  window: {
-    overlapMs: 60_000,
-    initialLookbackMs: 3_600_000,
-    maxWindowMs: 3_600_000,
-    maxWindows: 2,
-    pageSize: 100,
-    delegateTypes: [],
-  },
-};
+const PLANS = testPlanPolling(2_000);
 
 let s: SimSession | undefined;
 afterEach(() => {

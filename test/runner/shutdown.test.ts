@@ -10,7 +10,7 @@ import { delay } from '../../src/runner/wait.ts';
 import { shutdown } from '../../src/runner/shutdown.ts';
 import { silentLog } from '../helpers/executor-harness.ts';
 import { BTC } from '../helpers/market.ts';
-import { SimSession, testReconcilerConfig } from '../helpers/sim-session.ts';
+import { SimSession, testPlanPolling, testReconcilerConfig } from '../helpers/sim-session.ts';
 import { wrapPlacements } from '../helpers/wrap-placements.ts';
 
 let s: SimSession | undefined;
@@ -116,17 +116,7 @@ describe('graceful shutdown', () => {
       }),
       reconcile: {
         ...testReconcilerConfig(),
-        plans: {
-          intervalMs: 600_000,
-          window: {
-            overlapMs: 60_000,
-            initialLookbackMs: 3_600_000,
-            maxWindowMs: 3_600_000,
-            maxWindows: 2,
-            pageSize: 100,
-            delegateTypes: [],
-          },
-        },
+        plans: testPlanPolling(600_000),
       },
     });
     s = x;

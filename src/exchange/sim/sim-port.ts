@@ -44,6 +44,7 @@ import {
   planEntryToWire,
   planReportFromWire,
   tickerFromWire,
+  refusedCancel,
 } from '../weex/mappers.ts';
 import {
   batchOrdersReplySchema,
@@ -275,23 +276,13 @@ export class SimPort implements ExchangePort {
   }
 
   cancelOrder(req: CancelRequest): Promise<CancelOutcome> {
-    const body = {
-      symbol: req.symbol,
-      ...(req.orderId !== undefined ? { orderId: req.orderId } : {}),
-      ...(req.clientOid !== undefined ? { clientOid: req.clientOid } : {}),
-    };
+    const body = cancelBody(req);
     return this.#run<CancelOutcome>(
       'cancelOrder',
       '',
       body,
       (b) => cancelOutcomeFromWire(cancelOrderReplySchema.parse(b)),
-      (r) => ({
-        ...(req.orderId !== undefined ? { orderId: req.orderId } : {}),
-        ...(req.clientOid !== undefined ? { clientOid: req.clientOid } : {}),
-        result: false,
-        errCode: r.code,
-        errMsg: r.msg,
-      }),
+      (r) => refusedCancel(req, r.code, r.msg),
     );
   }
 
@@ -353,23 +344,13 @@ export class SimPort implements ExchangePort {
   }
 
   cancelPlan(req: CancelPlanRequest): Promise<CancelOutcome> {
-    const body = {
-      symbol: req.symbol,
-      ...(req.orderId !== undefined ? { orderId: req.orderId } : {}),
-      ...(req.clientOid !== undefined ? { clientOid: req.clientOid } : {}),
-    };
+    const body = cancelBody(req);
     return this.#run<CancelOutcome>(
       'cancelPlan',
       '',
       body,
       (b) => cancelOutcomeFromWire(cancelPlanReplySchema.parse(b)),
-      (r) => ({
-        ...(req.orderId !== undefined ? { orderId: req.orderId } : {}),
-        ...(req.clientOid !== undefined ? { clientOid: req.clientOid } : {}),
-        result: false,
-        errCode: r.code,
-        errMsg: r.msg,
-      }),
+      (r) => refusedCancel(req, r.code, r.msg),
     );
   }
 
@@ -473,4 +454,13 @@ export class SimPort implements ExchangePort {
       retry,
     );
   }
+}
+
+/** The body of cancel_order and cancel_plan: the symbol and whichever ids are given. */
+function cancelBody(req: CancelRequest | CancelPlanRequest): Record<string, string> {
+  return {
+    symbol: req.symbol,
+    ...(req.orderId !== undefined ? { orderId: req.orderId } : {}),
+    ...(req.clientOid !== undefined ? { clientOid: req.clientOid } : {}),
+  };
 }

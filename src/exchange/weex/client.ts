@@ -44,6 +44,8 @@ import {
   planReportFromWire,
   tickerFromWire,
   wireTickerFromParsed,
+  refusedCancel,
+  refusedPlacement,
 } from './mappers.ts';
 import { buildQuery } from './query.ts';
 import {
@@ -366,12 +368,7 @@ export class WeexClient implements ExchangePort {
       return { clientOid: entry.clientOid, outcome: 'accepted', orderId: toOrderId(reply.order_id) };
     } catch (err) {
       if (!isOrderLevelRejection(err)) throw err;
-      return {
-        clientOid: entry.clientOid,
-        outcome: 'rejected',
-        code: err.venueCode,
-        message: err.venueMessage,
-      };
+      return refusedPlacement(entry.clientOid, err.venueCode, err.venueMessage);
     }
   }
 
@@ -395,13 +392,7 @@ export class WeexClient implements ExchangePort {
       return cancelOutcomeFromWire(await this.rawCancelOrder(req));
     } catch (err) {
       if (!isOrderLevelRejection(err)) throw err;
-      return {
-        ...(req.orderId !== undefined ? { orderId: req.orderId } : {}),
-        ...(req.clientOid !== undefined ? { clientOid: req.clientOid } : {}),
-        result: false,
-        errCode: err.venueCode,
-        errMsg: err.venueMessage,
-      };
+      return refusedCancel(req, err.venueCode, err.venueMessage);
     }
   }
 
@@ -433,12 +424,7 @@ export class WeexClient implements ExchangePort {
       return { clientOid: entry.clientOid, outcome: 'accepted', orderId: toOrderId(reply.order_id) };
     } catch (err) {
       if (!isOrderLevelRejection(err)) throw err;
-      return {
-        clientOid: entry.clientOid,
-        outcome: 'rejected',
-        code: err.venueCode,
-        message: err.venueMessage,
-      };
+      return refusedPlacement(entry.clientOid, err.venueCode, err.venueMessage);
     }
   }
 
@@ -447,13 +433,7 @@ export class WeexClient implements ExchangePort {
       return cancelOutcomeFromWire(await this.rawCancelPlan(req));
     } catch (err) {
       if (!isOrderLevelRejection(err)) throw err;
-      return {
-        ...(req.orderId !== undefined ? { orderId: req.orderId } : {}),
-        ...(req.clientOid !== undefined ? { clientOid: req.clientOid } : {}),
-        result: false,
-        errCode: err.venueCode,
-        errMsg: err.venueMessage,
-      };
+      return refusedCancel(req, err.venueCode, err.venueMessage);
     }
   }
 

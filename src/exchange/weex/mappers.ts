@@ -1,7 +1,7 @@
 // Wire ↔ core mapping, in one place. Wire values are strings; core values are Dec and branded ids.
 import { TickerView } from '../../core/ticker-view.ts';
 import { dec, decToString, ONE, ZERO, type Dec } from '../../core/decimal.ts';
-import { clientOid, orderId, symbolId, tradeId } from '../../core/ids.ts';
+import { clientOid, orderId, symbolId, tradeId, type ClientOid, type OrderId } from '../../core/ids.ts';
 import type { ContractSpec, Ticker, WireTicker } from '../../core/market.ts';
 import type { OrderSide, OrderType } from '../../core/orders.ts';
 import {
@@ -166,6 +166,26 @@ export function cancelOutcomeFromWire(r: WireCancelReply): CancelOutcome {
     ...(r.err_code !== undefined && r.err_code !== null ? { errCode: String(r.err_code) } : {}),
     ...(r.err_msg ? { errMsg: r.err_msg } : {}),
   };
+}
+
+/** A cancel (of an order or a plan) the venue refused with `code`: the ids asked for, result false. */
+export function refusedCancel(
+  req: { readonly orderId?: OrderId; readonly clientOid?: ClientOid },
+  code: string,
+  message: string,
+): CancelOutcome {
+  return {
+    ...(req.orderId !== undefined ? { orderId: req.orderId } : {}),
+    ...(req.clientOid !== undefined ? { clientOid: req.clientOid } : {}),
+    result: false,
+    errCode: code,
+    errMsg: message,
+  };
+}
+
+/** A placement (order or plan) the venue refused with `code`. */
+export function refusedPlacement(clientOid: ClientOid, code: string, message: string): PlaceOutcome {
+  return { clientOid, outcome: 'rejected', code, message };
 }
 
 export function fillFromWire(w: WireFill): FillReport {
