@@ -19,6 +19,17 @@ export interface PlaceIntent {
    * `price`. Plan orders are always `normal`.
    */
   readonly triggerPrice?: Dec;
+  /**
+   * Protective plans to attach to this (opening) order: once it has ended with a fill and its fills
+   * are in, the engine places a stop-loss and/or a take-profit plan at these trigger prices for the
+   * filled size, as `ctx.stopLoss` / `ctx.takeProfit` would. Persisted with the order.
+   */
+  readonly attach?: AttachedPlans;
+}
+
+export interface AttachedPlans {
+  readonly stopLoss?: Dec;
+  readonly takeProfit?: Dec;
 }
 
 /** Tags of the plans `ctx.stopLoss` / `ctx.takeProfit` build: canceled when their leg goes flat. */

@@ -35,6 +35,7 @@ import type { StoredFill } from '../store/port.ts';
 import { hostStrategies, type HostOutput } from '../strategy/host.ts';
 import type { InstantiatedStrategy } from '../strategy/instantiate.ts';
 import type { PnlSnapshot, StrategyFill } from '../strategy/types.ts';
+import { AttachedPlanBook } from './attached-plans.ts';
 import { CancelRequests } from './cancel-requests.ts';
 import { CloseCapper } from './close-cap.ts';
 import type { EngineEvent } from './events.ts';
@@ -84,6 +85,7 @@ class EngineImpl implements Engine {
   #started = false;
   #failure: Error | undefined = undefined;
   readonly #keepProtectivePlans: boolean;
+  readonly #attached: AttachedPlanBook;
 
   constructor(deps: EngineDeps) {
     this.#deps = deps;
@@ -91,6 +93,7 @@ class EngineImpl implements Engine {
     this.#clock = deps.clock;
     const o = deps.options ?? {};
     this.#keepProtectivePlans = o.killKeepsProtectivePlans ?? true;
+    this.#attached = new AttachedPlanBook(deps.store);
     const limits = o.riskLimits ?? DEFAULT_RISK_LIMITS;
     this.events$ = this.#events.asObservable();
     this.#trampoline = new Trampoline(() => this.executor.endOfTick());
@@ -158,6 +161,7 @@ class EngineImpl implements Engine {
       emit,
       checkDrawdown: () => this.#checkDrawdown(),
       fail: (e) => this.#fail(e),
+      afterOrder: (order) => this.#placeAttached(order),
     });
     this.#intents = new IntentPipeline({
       store: deps.store,
@@ -173,8 +177,22 @@ class EngineImpl implements Engine {
       emit,
       clientOidPrefix: o.clientOidPrefix ?? 'cb',
       cancelOnDisable: o.cancelOnDisable ?? true,
+      attached: this.#attached,
     });
     this.#updates.restore();
+    this.#attached.restore(this.#open.values());
+  }
+
+  /** An order whose attached stop-loss / take-profit fell due: placed as its strategy's intents. */
+  #placeAttached(order: Order): void {
+    // A trampoline step: the placements leave at its end, as a strategy's intents of a tick do.
+    this.#trampoline.run(() => {
+      this.#deps.store.transaction(() => {
+        const at = this.#clock.now();
+        for (const intent of this.#attached.due(order))
+          this.#intents.take({ kind: 'StrategyIntent', strategy: order.strategy, intent, at });
+      });
+    });
   }
 
   get failure(): Error | undefined {

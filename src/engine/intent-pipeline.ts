@@ -10,6 +10,7 @@ import type { Executor } from '../execution/executor.ts';
 import { refuse, riskRefused, type RiskDecision } from '../risk/decision.ts';
 import type { OrderStore } from '../store/port.ts';
 import type { HostOutput } from '../strategy/host.ts';
+import type { AttachedPlanBook } from './attached-plans.ts';
 import type { CancelRequests } from './cancel-requests.ts';
 import type { CloseCapper } from './close-cap.ts';
 import type { EngineEvent } from './events.ts';
@@ -34,6 +35,8 @@ export interface IntentPipelineDeps {
   readonly clientOidPrefix: string;
   /** A disabled strategy's live orders are canceled. */
   readonly cancelOnDisable: boolean;
+  /** Where a placement's attached stop-loss / take-profit is written (with the order). */
+  readonly attached: Pick<AttachedPlanBook, 'attach'>;
 }
 
 export class IntentPipeline {
@@ -50,6 +53,7 @@ export class IntentPipeline {
   readonly #emit: (e: EngineEvent) => void;
   readonly #prefix: string;
   readonly #cancelOnDisable: boolean;
+  readonly #attached: Pick<AttachedPlanBook, 'attach'>;
 
   constructor(deps: IntentPipelineDeps) {
     this.#store = deps.store;
@@ -65,6 +69,7 @@ export class IntentPipeline {
     this.#emit = deps.emit;
     this.#prefix = deps.clientOidPrefix;
     this.#cancelOnDisable = deps.cancelOnDisable;
+    this.#attached = deps.attached;
   }
 
   /** One output of the strategy host: an intent, or a strategy that was disabled. */
@@ -178,6 +183,7 @@ export class IntentPipeline {
         at: now,
       });
       store.insertOrder(o);
+      if (intent.attach !== undefined) this.#attached.attach(clientOid, intent.attach);
       store.appendJournal({ at: now, strategy, intent: intentJson(intent), outcome: 'approved', clientOid });
       return o;
     });

@@ -11,6 +11,19 @@ export function intentJson(intent: Intent): string {
         ...intent,
         size: decToString(intent.size),
         ...(intent.price !== undefined ? { price: decToString(intent.price) } : {}),
+        ...(intent.triggerPrice !== undefined ? { triggerPrice: decToString(intent.triggerPrice) } : {}),
+        ...(intent.attach !== undefined
+          ? {
+              attach: {
+                ...(intent.attach.stopLoss !== undefined
+                  ? { stopLoss: decToString(intent.attach.stopLoss) }
+                  : {}),
+                ...(intent.attach.takeProfit !== undefined
+                  ? { takeProfit: decToString(intent.attach.takeProfit) }
+                  : {}),
+              },
+            }
+          : {}),
       });
     case 'cancel':
     case 'cancelAll':

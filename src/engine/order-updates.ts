@@ -39,6 +39,8 @@ export interface OrderUpdatesDeps {
   readonly emit: (e: EngineEvent) => void;
   /** The positions changed: the drawdown breaker weighs the account again. */
   readonly checkDrawdown: () => void;
+  /** A committed order change, after the index and the strategies heard of it (attached plans). */
+  readonly afterOrder?: (order: Order) => void;
   /** A store failure (or a bug) while applying: the engine stops instead of going on half-applied. */
   readonly fail: (error: unknown) => void;
 }
@@ -60,8 +62,10 @@ export class OrderUpdates {
   readonly #emit: (e: EngineEvent) => void;
   readonly #checkDrawdown: () => void;
   readonly #fail: (error: unknown) => void;
+  readonly #afterOrder: ((order: Order) => void) | undefined;
 
   constructor(deps: OrderUpdatesDeps) {
+    this.#afterOrder = deps.afterOrder;
     this.#store = deps.store;
     this.#clock = deps.clock;
     this.#log = deps.log;
@@ -191,6 +195,7 @@ export class OrderUpdates {
       this.#open.set(order);
     }
     this.notifyOrder(order);
+    this.#afterOrder?.(order);
   }
 
   /** Its strategy (when hosted here) hears of the order, as a frozen copy. */

@@ -63,15 +63,16 @@ export function createStrategyContext(deps: ContextDeps): StrategyContext {
     typeof v === 'number' ? roundToStep(decOf(v, what), step(), mode) : v;
 
   const place = (p: PlaceParams): PlaceIntent => {
+    const tick = (): Dec => specOf(p.symbol).priceTick;
     const size = snapped(p.size, () => specOf(p.symbol).sizeStep, 'down', 'size');
-    const price = snapped(p.price, () => specOf(p.symbol).priceTick, 'nearest', 'price');
-    const triggerPrice = snapped(
-      p.triggerPrice,
-      () => specOf(p.symbol).priceTick,
-      'nearest',
-      'trigger price',
+    const price = snapped(p.price, tick, 'nearest', 'price');
+    const triggerPrice = snapped(p.triggerPrice, tick, 'nearest', 'trigger price');
+    const stopLoss = snapped(p.stopLoss, tick, 'nearest', 'stopLoss');
+    const takeProfit = snapped(p.takeProfit, tick, 'nearest', 'takeProfit');
+    const intent = validateIntent(
+      { kind: 'place', ...p, size, price, triggerPrice, stopLoss, takeProfit },
+      rules,
     );
-    const intent = validateIntent({ kind: 'place', ...p, size, price, triggerPrice }, rules);
     return intent as PlaceIntent;
   };
   /** A close plan for a leg, sized to the leg unless told; undefined when there is nothing to close. */

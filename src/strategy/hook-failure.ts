@@ -65,7 +65,8 @@ export function strategyOrigin(e: Error, cwd = process.cwd()): string | undefine
   for (const line of (e.stack ?? '').split('\n').slice(1)) {
     const loc = frameLocation(line);
     if (loc === undefined || !isAbsolute(loc.file)) continue;
-    if (OWN_DIRS.some((d) => loc.file.startsWith(d)) || loc.file.includes(`${sep}node_modules${sep}`)) continue;
+    if (OWN_DIRS.some((d) => loc.file.startsWith(d)) || loc.file.includes(`${sep}node_modules${sep}`))
+      continue;
     const rel = relative(cwd, loc.file);
     return `${rel.startsWith('..') ? loc.file : rel}:${loc.at}`;
   }

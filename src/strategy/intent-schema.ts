@@ -13,7 +13,7 @@ import {
   type StrategyId,
   type SymbolId,
 } from '../core/ids.ts';
-import type { Intent } from '../core/intents.ts';
+import type { AttachedPlans, Intent } from '../core/intents.ts';
 import type { ContractSpec } from '../core/market.ts';
 import { ORDER_SIDES, ORDER_TYPES } from '../core/orders.ts';
 import { toDec } from './dec-like.ts';
@@ -44,6 +44,8 @@ const placeSchema = z.object({
   orderType: z.enum(ORDER_TYPES).default('normal'),
   tag: z.string().max(MAX_TAG).optional(),
   triggerPrice: positiveDec.optional(),
+  stopLoss: positiveDec.optional(),
+  takeProfit: positiveDec.optional(),
 });
 
 const cancelSchema = z
@@ -87,6 +89,35 @@ function asStrict(a: IntentRules, b: IntentRules): boolean {
   if (a.strategy !== b.strategy || a.specs !== b.specs) return false;
   for (const s of a.symbols) if (!b.symbols.has(s)) return false;
   return true;
+}
+
+/** The stop-loss / take-profit attached to a place intent: opening regular orders only, on the tick. */
+function attachedOf(
+  rules: IntentRules,
+  v: {
+    side: string;
+    stopLoss?: Dec | undefined;
+    takeProfit?: Dec | undefined;
+    triggerPrice?: Dec | undefined;
+  },
+  spec: ContractSpec | undefined,
+): AttachedPlans | undefined {
+  if (v.stopLoss === undefined && v.takeProfit === undefined) return undefined;
+  if (!v.side.startsWith('open_'))
+    fail(rules, `stopLoss / takeProfit attach to an opening order, not ${v.side}`);
+  if (v.triggerPrice !== undefined)
+    fail(rules, 'stopLoss / takeProfit attach to a regular order, not a plan');
+  for (const [name, price] of [
+    ['stopLoss', v.stopLoss],
+    ['takeProfit', v.takeProfit],
+  ] as const) {
+    if (price !== undefined && spec !== undefined && !isMultipleOf(price, spec.priceTick))
+      fail(rules, `${name} ${price.toFixed()} is not a multiple of the tick ${spec.priceTick.toFixed()}`);
+  }
+  return Object.freeze({
+    ...(v.stopLoss !== undefined ? { stopLoss: v.stopLoss } : {}),
+    ...(v.takeProfit !== undefined ? { takeProfit: v.takeProfit } : {}),
+  });
 }
 
 /** Parses one emitted value into an Intent or throws StrategyError. */
@@ -136,6 +167,7 @@ function parseIntent(raw: unknown, rules: IntentRules): Intent {
         fail(rules, 'a market order cannot be postOnly');
       if (v.triggerPrice !== undefined && v.orderType !== 'normal')
         fail(rules, `a plan (trigger) order is always normal, not ${v.orderType}`);
+      const attach = attachedOf(rules, v, spec);
       return Object.freeze({
         kind: 'place',
         symbol,
@@ -145,6 +177,7 @@ function parseIntent(raw: unknown, rules: IntentRules): Intent {
         ...(v.price !== undefined ? { price: v.price } : {}),
         ...(v.tag !== undefined ? { tag: v.tag } : {}),
         ...(v.triggerPrice !== undefined ? { triggerPrice: v.triggerPrice } : {}),
+        ...(attach !== undefined ? { attach } : {}),
       });
     }
     case 'cancel':

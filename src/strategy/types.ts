@@ -74,6 +74,14 @@ export interface PlaceParams {
    * The exchange holds it even if this bot stops: see `stopLoss` / `takeProfit` for protection.
    */
   readonly triggerPrice?: Dec | string | number | undefined;
+  /**
+   * Attaches an exchange-side stop-loss to this opening order: once it has ended with a fill, the
+   * engine places a close plan of the filled size triggering at this price (tag `stop-loss`), even
+   * after a restart. A number snaps to the nearest tick.
+   */
+  readonly stopLoss?: Dec | string | number | undefined;
+  /** Attaches a take-profit the same way (tag `take-profit`). */
+  readonly takeProfit?: Dec | string | number | undefined;
 }
 
 /**

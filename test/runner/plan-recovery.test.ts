@@ -117,3 +117,64 @@ describe('plan orders across the session', () => {
     expect(x.engine.tradingState()).toBe('HALTED');
   });
 });
+
+describe('stops and targets attached to an entry', () => {
+  it('are placed once the entry has filled, for the filled size, tagged as protective plans', async () => {
+    const x = session();
+    await x.boot();
+    x.control.wishes.push((ctx, t) =>
+      ctx.place({
+        symbol: BTC,
+        side: 'open_long',
+        size: '0.002',
+        price: t.bestAsk.plus(5),
+        stopLoss: 59_000.04,
+        takeProfit: '61000',
+      }),
+    );
+    await x.tick();
+    await x.advance(5_000);
+    const plans = x.store.openOrders().filter((o) => o.triggerPrice !== undefined);
+    expect(plans.map((o) => [o.tag, o.side, o.size.toFixed(), o.triggerPrice?.toFixed(), o.status])).toEqual([
+      ['stop-loss', 'close_long', '0.002', '59000', 'untriggered'],
+      ['take-profit', 'close_long', '0.002', '61000', 'untriggered'],
+    ]);
+  });
+
+  it('survive a restart between the entry and its fill, and are never placed twice', async () => {
+    const x = session();
+    await x.boot();
+    x.control.wishes.push((ctx) =>
+      ctx.place({ symbol: BTC, side: 'open_long', size: '0.002', price: '59990', stopLoss: '59000' }),
+    );
+    await x.tick();
+    await x.advance(3_000);
+    expect(x.store.openOrders().map((o) => o.status)).toEqual(['open']);
+    x.crash();
+    await x.boot();
+    // The market comes down through the resting bid: it fills after the restart.
+    await x.tick('-30');
+    await x.advance(5_000);
+    await x.tick('0');
+    await x.advance(5_000);
+    const stops = x.store.allOrders().filter((o) => o.tag === 'stop-loss');
+    expect(stops.map((o) => [o.status, o.size.toFixed()])).toEqual([['untriggered', '0.002']]);
+    expect(venuePlans(x)).toHaveLength(1);
+  });
+
+  it('are dropped when the entry ends without a fill, and refused on a closing order', async () => {
+    const x = session();
+    await x.boot();
+    x.control.wishes.push((ctx) =>
+      ctx.place({ symbol: BTC, side: 'open_long', size: '0.002', price: '59000', stopLoss: '58000' }),
+    );
+    await x.tick();
+    await x.advance(3_000);
+    x.control.wishes.push((ctx) => ctx.cancelAll());
+    await x.tick();
+    await x.advance(5_000);
+    expect(x.store.allOrders().map((o) => o.status)).toEqual(['canceled']);
+    expect(venuePlans(x)).toHaveLength(0);
+    expect(x.store.getMeta(`attach.${x.store.allOrders()[0]!.clientOid}`)).toBe('');
+  });
+});

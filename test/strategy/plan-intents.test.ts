@@ -88,3 +88,32 @@ describe('plan intents', () => {
     expect(isProtectivePlan(regular)).toBe(false);
   });
 });
+
+describe('stops and targets attached to a placement', () => {
+  it('snap to the tick and ride on the intent; refused on a closing order or a plan', () => {
+    const ctx = contextWith(dec(0));
+    const i = ctx.place({
+      symbol: BTC,
+      side: 'open_short',
+      size: '0.01',
+      stopLoss: 65_000.06,
+      takeProfit: '60000',
+    });
+    expect(i.attach?.stopLoss?.toFixed()).toBe('65000.1');
+    expect(i.attach?.takeProfit?.toFixed()).toBe('60000');
+    expect(() => ctx.place({ symbol: BTC, side: 'close_long', size: '0.01', stopLoss: '60000' })).toThrow(
+      /attach to an opening order/,
+    );
+    expect(() =>
+      ctx.place({ symbol: BTC, side: 'open_long', size: '0.01', triggerPrice: '66000', stopLoss: '60000' }),
+    ).toThrow(/not a plan/);
+    const rules = { strategy: S, symbols: new Set([BTC]), specs: SPECS };
+    expect(() =>
+      validateIntent(
+        { kind: 'place', symbol: BTC, side: 'open_long', size: '0.01', takeProfit: '60000.05' },
+        rules,
+      ),
+    ).toThrow(/takeProfit .* tick/);
+    expect(ctx.place({ symbol: BTC, side: 'open_long', size: '0.01' }).attach).toBeUndefined();
+  });
+});
