@@ -9,6 +9,7 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { Job, Queue, QueueEvents } from 'bullmq';
 import type { Logger } from 'pino';
+import { BadResponseError } from '../../../core/errors.ts';
 import type { SweepDispatch } from '../dispatch.ts';
 import type { SweepReply } from '../protocol.ts';
 import { ResultCollector } from './collector.ts';
@@ -118,8 +119,7 @@ export function queueDispatch(o: QueueSweepOptions): SweepDispatch {
         }
       } catch (e) {
         log.warn({ sweep, index, err: e instanceof Error ? e.message : String(e) }, 'checking a job failed');
-        if (e instanceof Error && e.name === 'BadResponseError')
-          accept({ kind: 'failed', index, message: e.message, exitCode: 1 });
+        if (e instanceof BadResponseError) accept({ kind: 'failed', index, message: e.message, exitCode: 1 });
       } finally {
         inFlight.delete(index);
       }
