@@ -4,6 +4,7 @@ import type { ExecutorBenchResult } from './executor.ts';
 import type { MachineInfo } from './machine.ts';
 import type { MoneyBench } from './money.ts';
 import type { ReaderBenchResult } from './reader.ts';
+import type { SweepQueueBench } from './sweep-queue.ts';
 import type { SymbolsBenchResult } from './symbols.ts';
 
 /** The replay benchmark's headline figures (bench/replay.ts), checked when its result comes in. */
@@ -14,7 +15,7 @@ export const replaySummarySchema = z.looseObject({
 });
 export type ReplaySummary = z.infer<typeof replaySummarySchema>;
 
-export const SECTIONS = ['replay', 'reader', 'executor', 'money', 'symbols'] as const;
+export const SECTIONS = ['replay', 'reader', 'executor', 'money', 'symbols', 'sweepQueue'] as const;
 export type Section = (typeof SECTIONS)[number];
 
 export interface BenchResults {
@@ -27,6 +28,7 @@ export interface BenchResults {
   readonly executor: ExecutorBenchResult | null;
   readonly money: MoneyBench | null;
   readonly symbols: SymbolsBenchResult | null;
+  readonly sweepQueue: SweepQueueBench | null;
   readonly errors: Partial<Record<Section, string>>;
   /** Wall time of each part, seconds. */
   readonly durations: Partial<Record<Section, number>>;
@@ -145,6 +147,18 @@ export const FIGURES: readonly Figure[] = [
     section: 'symbols',
     key: 'replayRatio',
     label: 'Whole replay per poll, 200 symbols ÷ 5 (reading 40× the bytes included)',
+  },
+  {
+    section: 'sweepQueue',
+    key: 'speedup',
+    label: 'Distributed sweep (4 month backtests), 1 worker ÷ 2 workers, wall time',
+    target: { op: '>=', value: 1.6 },
+    note: 'on 2 cores',
+  },
+  {
+    section: 'sweepQueue',
+    key: 'localSpeedup',
+    label: 'Control: the same grid as a local sweep, 1 thread ÷ 2 threads',
   },
   {
     section: 'reader',

@@ -1,4 +1,4 @@
-// `npm run bench [-- --only replay,reader,executor,symbols] [--quick]`: runs the benchmarks one after the
+// `npm run bench [-- --only replay,reader,executor,symbols,sweepQueue] [--quick]`: runs the benchmarks one after the
 // other in this process and prints bench/results.json's object on stdout (progress goes to stderr).
 //
 // A full run writes bench/results.json (committed: the reference figures BENCHMARKS.md quotes) and
@@ -16,6 +16,7 @@ import { renderTable, replaceBetweenMarkers } from './format.ts';
 import { describeMachine } from './machine.ts';
 import { benchMoney } from './money.ts';
 import { benchReader } from './reader.ts';
+import { benchSweepQueue } from './sweep-queue.ts';
 import { benchSymbols, QUICK_SYMBOLS } from './symbols.ts';
 import {
   replaySummarySchema,
@@ -91,6 +92,7 @@ async function main(): Promise<void> {
     executor: null,
     money: null,
     symbols: null,
+    sweepQueue: null,
   };
   const jobs: Record<Section, () => Promise<void>> = {
     // Replay first: it measures peak memory, best on a fresh process.
@@ -109,6 +111,9 @@ async function main(): Promise<void> {
     },
     symbols: async () => {
       results.symbols = await benchSymbols(quick ? QUICK_SYMBOLS : {});
+    },
+    sweepQueue: async () => {
+      results.sweepQueue = await benchSweepQueue();
     },
   };
   for (const s of SECTIONS) {

@@ -58,6 +58,7 @@ function results(over: Partial<BenchResults> = {}): BenchResults {
     executor: null,
     money: null,
     symbols: null,
+    sweepQueue: null,
     errors: { replay: 'bench/replay.ts is missing' },
     durations: {},
     ...over,

@@ -1,5 +1,5 @@
 // `capibot sweep`: every combination of a parameter grid run as its own backtest, in worker threads,
-// ranked by one summary metric. Each combination gets a config file (the original with the params
+// ranked by one summary metric (or, with a queue, on workers anywhere: dispatch.ts). Each combination gets a config file (the original with the params
 // set: derive-config.ts) and the exact command that reproduces it alone; the workers run exactly
 // that command's code. Results are written as sweep.json, sweep.csv and sweep.html; neither depends on timing
 // or the number of workers (rows are ranked by metric, then grid order).
@@ -16,7 +16,7 @@ import { canonicalJson } from '../report/canonical-json.ts';
 import { disabledText } from '../report/table.ts';
 import { deriveConfigText } from './derive-config.ts';
 import { combinations, loadGrid, type Combination, type Grid } from './grid.ts';
-import { runPool } from './pool.ts';
+import { localDispatch, type SweepDispatch } from './dispatch.ts';
 import type { SweepJob, SweepReply } from './protocol.ts';
 import {
   defaultOrder,
@@ -47,6 +47,8 @@ export interface SweepOptions {
   /** Output folder (created). Default: a new `reports/<UTC timestamp>-sweep/` (wall clock: its name only). */
   readonly out?: string;
   readonly workers: number;
+  /** Where the points run (default: `workers` threads here; `--queue`: queue/submit.ts). */
+  readonly dispatch?: SweepDispatch;
   readonly metric: SweepMetric;
   /** Default: descending, ascending for costs (fees, drawdown, rejections). */
   readonly order?: SortOrder;
@@ -160,9 +162,10 @@ export async function runSweep(o: SweepOptions): Promise<WrittenSweep> {
   }
 
   let done = 0;
-  const replies = await runPool(
+  const dispatch = o.dispatch ?? localDispatch(o.workers);
+  const replies = await dispatch(
     planned.map((p) => p.job),
-    { workers: o.workers, onReply: (r) => o.onProgress?.(++done, planned.length, r) },
+    { prepared, onReply: (r) => o.onProgress?.(++done, planned.length, r) },
   );
   const order = o.order ?? defaultOrder(o.metric);
   const ok: (Omit<SweepRow, 'rank' | 'metrics'> & { metrics: MetricValues })[] = [];

@@ -59,6 +59,12 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import('./sweep.ts')).registerSweep,
   },
   {
+    name: 'worker',
+    term: 'worker [options]',
+    summary: 'Run the points of distributed sweeps (sweep --queue) from a Redis queue',
+    load: async () => (await import('./worker.ts')).registerWorker,
+  },
+  {
     name: 'validate',
     term: 'validate [options]',
     summary: 'Check a config file and the strategies it enables; exit 2 when invalid',

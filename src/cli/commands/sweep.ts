@@ -8,7 +8,10 @@ import { defaultWorkers } from '../../backtest/sweep/pool.ts';
 import { isSweepMetric, SWEEP_METRICS, type SortOrder, type SweepMetric } from '../../backtest/sweep/rank.ts';
 import { describeParams, runSweep, type SweepResult } from '../../backtest/sweep/run-sweep.ts';
 import { BadInputError } from '../../core/errors.ts';
-import type { RegisterCommand } from '../command.ts';
+import type { SweepDispatch } from '../../backtest/sweep/dispatch.ts';
+import { safeUrl } from '../../backtest/sweep/queue/safe-url.ts';
+import { createRootLogger } from '../../obs/logger.ts';
+import type { CliContext, RegisterCommand } from '../command.ts';
 
 interface SweepFlags {
   readonly config: string;
@@ -20,6 +23,7 @@ interface SweepFlags {
   readonly out?: string;
   readonly json?: boolean;
   readonly top: number;
+  readonly queue?: string;
 }
 
 function positiveInt(value: string): number {
@@ -46,6 +50,15 @@ function ranking(result: SweepResult, top: number): string {
   return [line(head), ...cells.map(line)].join('\n') + more;
 }
 
+/** The queue's dispatcher, loaded only with --queue (a local sweep never loads BullMQ). */
+async function queueDispatchFor(url: string, ctx: CliContext): Promise<SweepDispatch> {
+  const { queueConnection } = await import('../../backtest/sweep/queue/connection.ts');
+  const { queueDispatch } = await import('../../backtest/sweep/queue/submit.ts');
+  const connection = queueConnection(url);
+  const { logger } = createRootLogger({ level: 'warn', base: { app: 'capibot-sweep' } });
+  return queueDispatch({ connection, log: logger, notice: (text) => ctx.out.info(text) });
+}
+
 export const registerSweep: RegisterCommand = (program, ctx) => {
   program
     .command('sweep')
@@ -65,6 +78,10 @@ export const registerSweep: RegisterCommand = (program, ctx) => {
       `worker threads (default: the number of cores, here ${defaultWorkers()})`,
       positiveInt,
     )
+    .option(
+      '--queue <url>',
+      'run the points on `capibot worker`s through this Redis (redis://HOST:PORT) instead of threads here',
+    )
     .option('--metric <name>', `summary metric ranking the runs: ${SWEEP_METRICS.join(', ')}`, 'netPnl')
     .addOption(
       new Option(
@@ -82,7 +99,12 @@ Grid example (sweep.yaml):
   strategy: ema
   params:
     fastPeriod: [4, 6, 8]
-    slowPeriod: [12, 24]`,
+    slowPeriod: [12, 24]
+
+Distributed (docs/operations.md#distributed-sweeps): with --queue redis://HOST:PORT each point is a
+job on a BullMQ queue, run by \`capibot worker --queue redis://HOST:PORT\` on any machine that has the
+project, the recording and the strategy files (checked by content hash). The rows are the same as a
+local sweep's.`,
     )
     .action(async (flags: SweepFlags) => {
       const started = Date.now();
@@ -92,13 +114,20 @@ Grid example (sweep.yaml):
           '--metric',
         );
       const metric: SweepMetric = flags.metric;
+      if (flags.queue !== undefined && flags.workers !== undefined)
+        throw new BadInputError(
+          "--workers sets this machine's threads; with --queue, each worker's --concurrency does",
+          '--workers',
+        );
       const workers = flags.workers ?? defaultWorkers();
+      const dispatch = flags.queue !== undefined ? await queueDispatchFor(flags.queue, ctx) : undefined;
       const written = await runSweep({
         configPath: flags.config,
         gridPath: flags.grid,
         ...(flags.data !== undefined ? { data: flags.data } : {}),
         ...(flags.out !== undefined ? { out: flags.out } : {}),
         workers,
+        ...(dispatch !== undefined ? { dispatch } : {}),
         metric,
         ...(flags.order !== undefined ? { order: flags.order } : {}),
         env: process.env,
@@ -113,10 +142,14 @@ Grid example (sweep.yaml):
       const failed = result.rows.filter((r) => r.metrics === null).length;
       // The pool starts no more workers than there are runs.
       const used = Math.min(workers, result.combinations);
+      const where =
+        flags.queue !== undefined
+          ? `the queue at ${safeUrl(flags.queue)}`
+          : `${used} worker${used === 1 ? '' : 's'}`;
       // Runs that finished with a strategy disabled: kept with their figures, but not ranked.
       const disabled = result.rows.filter((r) => r.metrics !== null && r.rank === null).length;
       ctx.out.info(
-        `sweep: ${result.combinations} run${result.combinations === 1 ? '' : 's'} on ${used} worker${used === 1 ? '' : 's'} in ` +
+        `sweep: ${result.combinations} run${result.combinations === 1 ? '' : 's'} on ${where} in ` +
           `${((Date.now() - started) / 1000).toFixed(1)} s${failed > 0 ? `, ${failed} failed` : ''}` +
           `${disabled > 0 ? `, ${disabled} not ranked (a strategy was disabled)` : ''}; ` +
           `${written.files.html}, ${written.files.csv}, ${written.files.json}`,
