@@ -118,6 +118,7 @@ export function planPlacements<P extends QueuedPlacement>(
   // Group per symbol (regular placements) and per symbol (plans), in queue order.
   const bySymbol = new Map<string, { p: P; index: number }[]>();
   for (const item of kept) {
+    // Stryker disable next-line EqualityOperator: equivalent, the two keys only label the groups; a group's kind is read from its first placement
     const key = item.p.triggerPrice === undefined ? item.p.symbol : `${item.p.symbol}\u0000plan`;
     const group = bySymbol.get(key);
     if (group === undefined) bySymbol.set(key, [item]);
@@ -128,6 +129,7 @@ export function planPlacements<P extends QueuedPlacement>(
   const chunks: { calls: PlannedCall<P>[]; urgency: Urgency; order: number }[] = [];
   for (const group of bySymbol.values()) {
     const first = group[0];
+    // Stryker disable next-line ConditionalExpression: unreachable, a group is created with its first placement
     if (first === undefined) continue;
     const symbol = first.p.symbol;
     const plans = first.p.triggerPrice !== undefined;

@@ -29,6 +29,7 @@ function statusOf(p: PlanReport): VenueOrderStatus | undefined {
       return p.filledQty.gt(0) ? 'filled' : 'pending';
     case 'canceled':
       return 'canceled';
+    // Stryker disable next-line ConditionalExpression: emptied, this case falls through to the end of the function, which returns undefined too
     case 'unknown':
       return undefined;
   }
