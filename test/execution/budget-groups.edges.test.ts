@@ -57,3 +57,38 @@ describe('consumeGroups: edges', () => {
     expect(r.state.totals.ipWeight).toBe(1_550);
   });
 });
+
+describe('consumeGroups: the window boundary', () => {
+  it('a request leaves the window between two groups exactly when tryConsume lets it go', () => {
+    const config = { ipWeightPerWindow: 100, uidWeightPerWindow: 100, safetyMargin: 1 };
+    // The first instant tryConsume grants again after a full pool at 0: the window's edge.
+    const full = granted(createBudget(config), 0, cost(100, 100));
+    let edge = 1;
+    while (!tryConsume(full, edge, cost(1, 1)).granted) edge++;
+    // Half the pool at 0; a first group at 1 keeps it live; a second group of ten fills (50) fits
+    // only once the request at 0 has left the window (entries are first expired at the first group).
+    const half = granted(createBudget(config), 0, cost(50, 50));
+    const ten = new Array<'fills'>(10).fill('fills');
+    const twoGroups = (at: number) =>
+      consumeGroups(half, [
+        { at: 1, endpoints: ['fills'] },
+        { at, endpoints: ten },
+      ]).granted;
+    expect(twoGroups(edge - 1)).toBe(1);
+    expect(twoGroups(edge)).toBe(2);
+  });
+});
+
+describe('consumeGroups: a request that fills a pool to its limit exactly', () => {
+  it('is granted on either pool, as tryConsume grants it', () => {
+    const config = { ipWeightPerWindow: 100, uidWeightPerWindow: 100, safetyMargin: 1 };
+    // fills weighs IP 5 / UID 5: 95 used leaves exactly its weight.
+    for (const used of [cost(95, 0), cost(0, 95), cost(95, 95)]) {
+      const s = granted(createBudget(config), 0, used);
+      expect(tryConsume(s, 1, 'fills').granted).toBe(true);
+      expect(consumeGroups(s, [{ at: 1, endpoints: ['fills'] }]).granted).toBe(1);
+      const over = granted(s, 0, cost(1, 1));
+      expect(consumeGroups(over, [{ at: 1, endpoints: ['fills'] }]).granted).toBe(0);
+    }
+  });
+});
