@@ -311,7 +311,12 @@
     data.charts.symbols.forEach(function (s) {
       var note = s.fills + ' fills';
       if (s.markers.length < s.fills) note += ' (' + s.markers.length + ' marked)';
-      note += '; green ▲ buys (open long, close short), red ▼ sells (open short, close long).';
+      note += '; green ▲ buys (open long, close short), red ▼ sells (open short, close long)';
+      var plans = s.markers.filter(function (m) {
+        return m.plan === true;
+      }).length;
+      // Fills of triggered plan orders (stops, targets) are drawn apart, as amber squares.
+      note += plans > 0 ? '; amber ■ fills of triggered plan orders (' + plans + ').' : '.';
       var holder = section(s.symbol + ' last price', note);
       var c = chart(holder, first, Math.max(span, spanOf(s.line)));
       first = false;
