@@ -40,11 +40,6 @@ export function isTerminal(s: OrderStatus): boolean {
   return TERMINAL_STATUSES.has(s);
 }
 
-/** True for a plan (trigger) order. */
-export function isPlan(o: Pick<Order, 'triggerPrice'>): boolean {
-  return o.triggerPrice !== undefined;
-}
-
 /** True for a plan order whose child order is not known yet: cancel it with cancel_plan. */
 export function isUntriggeredPlan(o: Pick<Order, 'triggerPrice' | 'planOrderId'>): boolean {
   return o.triggerPrice !== undefined && o.planOrderId === undefined;

@@ -9,7 +9,7 @@
 // Why not the venue's preset TP/SL fields: the venue makes those legs itself, without a client_oid,
 // so no strategy could claim their fills (README design section).
 import { z } from 'zod';
-import { dec, decToString, type Dec } from '../core/decimal.ts';
+import { ZERO, dec, decToString, type Dec } from '../core/decimal.ts';
 import type { ClientOid } from '../core/ids.ts';
 import type { AttachedPlans, PlaceIntent } from '../core/intents.ts';
 import { isTerminal, type Order } from '../core/orders.ts';
@@ -45,7 +45,7 @@ export function decodeAttached(text: string | undefined): AttachedPlans | undefi
 
 /** The order has ended with a fill and every filled unit is in the position. */
 export function settledWithFill(o: Order): boolean {
-  return isTerminal(o.status) && o.filledQty.gt(0) && (o.fillsQty ?? dec(0)).gte(o.filledQty);
+  return isTerminal(o.status) && o.filledQty.gt(0) && (o.fillsQty ?? ZERO).gte(o.filledQty);
 }
 
 /** The protective plans of `a` for the filled part of the opening order `o`. */
@@ -92,12 +92,17 @@ export class AttachedPlanBook {
         this.#waiting.add(o.clientOid);
   }
 
+  /** True when `o` has an attachment not done yet and has ended (`due` may then have work). */
+  mayBeDue(o: Order): boolean {
+    return this.#waiting.has(o.clientOid) && isTerminal(o.status);
+  }
+
   /**
    * The intents now due for `o` (marking its attachment done: call inside a transaction that places
    * them), or none: no attachment, not settled yet, or ended without a fill (attachment dropped).
    */
   due(o: Order): PlaceIntent[] {
-    if (!this.#waiting.has(o.clientOid) || !isTerminal(o.status)) return [];
+    if (!this.mayBeDue(o)) return [];
     if (o.filledQty.gt(0) && !settledWithFill(o)) return []; // its fills are still coming
     this.#waiting.delete(o.clientOid);
     const a = decodeAttached(this.#store.getMeta(attachKey(o.clientOid)));

@@ -185,6 +185,8 @@ class EngineImpl implements Engine {
 
   /** An order whose attached stop-loss / take-profit fell due: placed as its strategy's intents. */
   #placeAttached(order: Order): void {
+    // Called on every committed order change: nothing to do for almost all of them.
+    if (!this.#attached.mayBeDue(order)) return;
     // A trampoline step: the placements leave at its end, as a strategy's intents of a tick do.
     this.#trampoline.run(() => {
       this.#deps.store.transaction(() => {

@@ -2,6 +2,7 @@
 // (risk/exposure.ts): a decision reads a few sums instead of copying and scanning every live order.
 // Invariant: `exposure()` equals `openOrderExposure([...values()])` (test/engine/open-orders.test.ts).
 import type { ClientOid, SymbolId } from '../core/ids.ts';
+import { isProtectivePlan } from '../core/intents.ts';
 import { isTerminal, type Order } from '../core/orders.ts';
 import { awaitsOutcome } from '../reconcile/history-headroom.ts';
 import {
@@ -22,6 +23,8 @@ export class OpenOrders {
   #exposure: OpenOrderExposure | undefined;
   /** Per symbol: how many held orders await the outcome of their placement (`awaitsOutcome`). */
   readonly #unknown = new Map<SymbolId, number>();
+  /** Held protective plans waiting for their trigger (stopLoss / takeProfit): most runs have none. */
+  #protective = 0;
 
   get size(): number {
     return this.#orders.size;
@@ -35,6 +38,11 @@ export class OpenOrders {
     return this.#orders.values();
   }
 
+  /** True when some held order is a protective plan waiting for its trigger (cheap: kept counted). */
+  hasProtectivePlans(): boolean {
+    return this.#protective > 0;
+  }
+
   /** True when an order of `symbol` awaits the outcome of its placement (cheap: kept counted). */
   hasUnknown(symbol: SymbolId): boolean {
     return (this.#unknown.get(symbol) ?? 0) > 0;
@@ -46,6 +54,8 @@ export class OpenOrders {
     this.#orders.set(order.clientOid, order);
     if (before !== undefined) this.#countUnknown(before, -1);
     this.#countUnknown(order, 1);
+    if (before !== undefined) this.#countProtective(before, -1);
+    this.#countProtective(order, 1);
     if (before !== undefined && sameExposure(before, order)) return;
     this.#exposure = undefined;
     if (before !== undefined) this.#account(before, -1);
@@ -59,7 +69,12 @@ export class OpenOrders {
     this.#exposure = undefined;
     this.#account(before, -1);
     this.#countUnknown(before, -1);
+    this.#countProtective(before, -1);
     return true;
+  }
+
+  #countProtective(order: Order, sign: 1 | -1): void {
+    if (order.status === 'untriggered' && isProtectivePlan(order)) this.#protective += sign;
   }
 
   #countUnknown(order: Order, sign: 1 | -1): void {

@@ -230,6 +230,7 @@ export class OrderUpdates {
    * position that is gone (one-cancels-the-other, once a stop or a target has closed the leg).
    */
   #releaseProtection(order: Order): void {
+    if (!this.#open.hasProtectivePlans()) return;
     const leg = order.side === 'open_long' || order.side === 'close_long' ? 'long' : 'short';
     if (this.#portfolio.position(order.strategy, order.symbol)[leg].gt(0)) return;
     const side = leg === 'long' ? 'close_long' : 'close_short';

@@ -197,14 +197,6 @@ export async function fetchCurrentPlans(
   return { plans, complete: false };
 }
 
-/** True when the venue's plan row `p` is our order `o` (by client_oid, or by the plan's order id). */
-export function isPlanOf(p: PlanReport, o: Pick<Order, 'clientOid' | 'orderId'>): boolean {
-  return (
-    (p.clientOid !== undefined && p.clientOid === o.clientOid) ||
-    (o.orderId !== undefined && p.orderId === o.orderId)
-  );
-}
-
 /** How far around a plan's local creation time its venue row is looked for (the venue stamps it later). */
 export const PLAN_LOOKUP_BEFORE_MS = 60_000;
 export const PLAN_LOOKUP_AFTER_MS = 10 * 60_000;

@@ -32,7 +32,6 @@ import {
   CURRENT_PLAN_PAGE,
   fetchCurrentPlans,
   fetchPlansOf,
-  isPlanOf,
   fetchFills,
   fetchHistory,
   fetchPlans,
@@ -777,7 +776,12 @@ export class Reconciler {
       const watched = this.#watchedPlans();
       const current =
         watched.length > 0 ? await fetchCurrentPlans(read, d.port) : { plans: [], complete: true };
-      const gone = watched.filter((o) => !current.plans.some((p) => isPlanOf(p, o)));
+      const resting = new Set(
+        current.plans.flatMap((p) => (p.clientOid !== undefined ? [p.orderId, p.clientOid] : [p.orderId])),
+      );
+      const gone = watched.filter(
+        (o) => !resting.has(o.clientOid) && (o.orderId === undefined || !resting.has(o.orderId)),
+      );
       const finished = await fetchPlansOf(read, d.port, gone, now);
       const seenAt = d.clock.now();
       const rows = [...current.plans, ...got.plans, ...finished.plans];
@@ -798,7 +802,9 @@ export class Reconciler {
         {
           fills: [],
           reports: planRowsAsReports(rows),
-          coversSince: current.complete ? got.coversSince : seenAt + 1,
+          // Each watched plan gone from currentPlan had its own historyPlan window around its
+          // creation: only with both lists complete may one be declared lost.
+          coversSince: current.complete && finished.complete ? finished.coversSince : seenAt + 1,
           meta: { [RECONCILE_META.planCursor]: encodePlanCursor(got.cursor) },
         },
         {
@@ -807,7 +813,7 @@ export class Reconciler {
           prefix: d.prefix,
           strategies: d.strategies,
           recentMs: d.config.recentMs,
-          readHistory: current.complete,
+          readHistory: current.complete && finished.complete,
           lostScope: 'plans',
         },
       );

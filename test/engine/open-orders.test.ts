@@ -114,3 +114,31 @@ describe('OpenOrders: the live orders with their exposure kept summed', () => {
     expect(open.get(created.clientOid)?.status).toBe('submitted');
   });
 });
+
+describe('OpenOrders: protective plans waiting for their trigger', () => {
+  it('counts them as they come, fire (untriggered → pending) and go', () => {
+    const open = new OpenOrders();
+    const stop = order(1, {
+      side: 'close_long',
+      status: 'untriggered',
+      triggerPrice: dec('90'),
+      tag: 'stop-loss',
+    });
+    const entry = order(2, {
+      side: 'close_long',
+      status: 'untriggered',
+      triggerPrice: dec('90'),
+      tag: 'mine',
+    });
+    expect(open.hasProtectivePlans()).toBe(false);
+    open.set(entry);
+    expect(open.hasProtectivePlans()).toBe(false);
+    open.set(stop);
+    expect(open.hasProtectivePlans()).toBe(true);
+    open.set({ ...stop, status: 'pending' });
+    expect(open.hasProtectivePlans()).toBe(false);
+    open.set(stop);
+    open.delete(stop.clientOid);
+    expect(open.hasProtectivePlans()).toBe(false);
+  });
+});

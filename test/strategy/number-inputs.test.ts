@@ -1,31 +1,15 @@
 // Signals in floats, orders exact: ctx.place, roundPrice and roundSize take numbers and snap them to
 // the tick and step exactly (prices to the nearest tick, sizes down), so no float reaches the wire.
 import fc from 'fast-check';
-import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { dec, roundToStep } from '../../src/core/decimal.ts';
 import { StrategyError } from '../../src/core/errors.ts';
-import { strategyId } from '../../src/core/ids.ts';
-import { createStrategyContext } from '../../src/strategy/context.ts';
 import { validateIntent } from '../../src/strategy/intent-schema.ts';
-import type { StrategyStateSource } from '../../src/strategy/types.ts';
 import { BTC, SPECS } from '../helpers/market.ts';
+import { TEST_STRATEGY, testStrategyContext } from '../helpers/strategy-context.ts';
 
-const S = strategyId('s1');
-const state: StrategyStateSource = {
-  latestTicker: () => undefined,
-  openOrders: () => [],
-  position: (_s, symbol) => ({ symbol, long: dec(0), short: dec(0) }),
-  pnl: () => ({ realized: dec(0), unrealized: dec(0), fees: dec(0), net: dec(0) }),
-};
-const ctx = createStrategyContext({
-  id: S,
-  symbols: [BTC],
-  specs: SPECS,
-  clock: { now: () => 0 },
-  log: pino({ level: 'silent' }),
-  state,
-});
+const S = TEST_STRATEGY;
+const ctx = testStrategyContext();
 
 describe('number inputs of the strategy context', () => {
   it('snaps a float price to the nearest tick and a float size down to the step, exactly', () => {

@@ -1,34 +1,15 @@
 // Plan (trigger) intents at the strategy boundary: ctx.place with a trigger price, and the
 // position-attached stopLoss / takeProfit builders.
-import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import { dec, type Dec } from '../../src/core/decimal.ts';
+import { dec } from '../../src/core/decimal.ts';
 import { StrategyError } from '../../src/core/errors.ts';
 import { isProtectivePlan } from '../../src/core/intents.ts';
-import { strategyId } from '../../src/core/ids.ts';
-import { createStrategyContext } from '../../src/strategy/context.ts';
 import { validateIntent } from '../../src/strategy/intent-schema.ts';
-import type { StrategyStateSource } from '../../src/strategy/types.ts';
 import { BTC, SPECS } from '../helpers/market.ts';
+import { TEST_STRATEGY, testStrategyContext } from '../helpers/strategy-context.ts';
 
-const S = strategyId('s1');
-
-function contextWith(long: Dec, short: Dec = dec(0)) {
-  const state: StrategyStateSource = {
-    latestTicker: () => undefined,
-    openOrders: () => [],
-    position: (_s, symbol) => ({ symbol, long, short }),
-    pnl: () => ({ realized: dec(0), unrealized: dec(0), fees: dec(0), net: dec(0) }),
-  };
-  return createStrategyContext({
-    id: S,
-    symbols: [BTC],
-    specs: SPECS,
-    clock: { now: () => 0 },
-    log: pino({ level: 'silent' }),
-    state,
-  });
-}
+const S = TEST_STRATEGY;
+const contextWith = testStrategyContext;
 
 describe('plan intents', () => {
   it('ctx.place with a trigger price builds a plan order; a float trigger snaps to the tick', () => {

@@ -2,6 +2,7 @@
 // a later `capibot run` starts HALTED) and every open order is canceled — through the running process
 // when a runner holds the store, or directly (this process takes the store and talks to the venue)
 // when none does. `--reset` is the way back: ACTIVE again, with the runner stopped.
+import { decToString } from '../../core/decimal.ts';
 import { existsSync } from 'node:fs';
 import { createInterface } from 'node:readline/promises';
 import { InvalidArgumentError } from 'commander';
@@ -69,12 +70,7 @@ export const registerKill: RegisterCommand = (program, ctx) => {
     )
     .requiredOption('-c, --config <file>', 'config file (YAML) of the run to stop')
     .option('-y, --yes', 'do not ask for confirmation (required when not on a terminal)', false)
-    .option(
-      '--timeout-s <seconds>',
-      'how long to wait for the cancels to be confirmed',
-      seconds,
-      30,
-    )
+    .option('--timeout-s <seconds>', 'how long to wait for the cancels to be confirmed', seconds, 30)
     .option('--reason <text>', 'reason recorded in the logs and the store', 'capibot kill')
     .option('--json', 'print the result as JSON', false)
     .option(
@@ -200,7 +196,12 @@ async function direct(config: Config, flags: KillFlags, deadlineMs: number, ctx:
 
 /** A kept protective plan, as the JSON answer lists it. */
 function keptLine(o: Order): { clientOid: string; symbol: string; side: string; triggerPrice: string } {
-  return { clientOid: o.clientOid, symbol: o.symbol, side: o.side, triggerPrice: o.triggerPrice?.toFixed() ?? '' };
+  return {
+    clientOid: o.clientOid,
+    symbol: o.symbol,
+    side: o.side,
+    triggerPrice: o.triggerPrice !== undefined ? decToString(o.triggerPrice) : '',
+  };
 }
 
 /** What the kill did with protective plans, said in its summary line. */

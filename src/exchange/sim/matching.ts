@@ -454,15 +454,24 @@ export class MatchingCore {
 
   /** The shape rules of placeOrder, applied to a plan's size, trigger and execute prices. */
   #validatePlan(symbol: string, req: SimPlanRequest): VenueReject | undefined {
+    return this.#validateShape(symbol, req.clientOid, req.size, [req.triggerPrice, req.executePrice]);
+  }
+
+  /** Symbol, a client_oid not taken, the size on the step and within limits, prices on the tick. */
+  #validateShape(
+    symbol: string,
+    clientOid: string,
+    size: Dec,
+    prices: readonly (Dec | undefined)[],
+  ): VenueReject | undefined {
     if (!this.isKnownSymbol(symbol)) return REJECT.invalid('symbol');
-    if (this.#clientOidTaken(req.clientOid)) return REJECT.duplicateClientOid(req.clientOid);
+    if (this.#clientOidTaken(clientOid)) return REJECT.duplicateClientOid(clientOid);
     const rules = this.contracts.rules(symbol);
-    const sizeText = req.size.toFixed();
-    if (req.size.lte(0) || !req.size.mod(rules.sizeStep).eq(0))
-      return REJECT.sizeStep(rules.sizeStep, sizeText);
-    if (req.size.lt(rules.minSize)) return REJECT.minSize(rules.minSize, sizeText);
-    if (req.size.gt(rules.maxSize)) return REJECT.maxSize(rules.maxSize, sizeText);
-    for (const p of [req.triggerPrice, req.executePrice]) {
+    const sizeText = size.toFixed();
+    if (size.lte(0) || !size.mod(rules.sizeStep).eq(0)) return REJECT.sizeStep(rules.sizeStep, sizeText);
+    if (size.lt(rules.minSize)) return REJECT.minSize(rules.minSize, sizeText);
+    if (size.gt(rules.maxSize)) return REJECT.maxSize(rules.maxSize, sizeText);
+    for (const p of prices) {
       if (p !== undefined && (p.lte(0) || !p.mod(rules.priceTick).eq(0)))
         return REJECT.priceTick(rules.priceTick, p.toFixed());
     }
@@ -479,23 +488,14 @@ export class MatchingCore {
   }
 
   #validate(symbol: string, req: SimOrderRequest): VenueReject | undefined {
-    if (!this.isKnownSymbol(symbol)) return REJECT.invalid('symbol');
-    if (this.#clientOidTaken(req.clientOid)) return REJECT.duplicateClientOid(req.clientOid);
-    const rules = this.contracts.rules(symbol);
-    const sizeText = req.size.toFixed();
-    if (req.size.lte(0) || !req.size.mod(rules.sizeStep).eq(0))
-      return REJECT.sizeStep(rules.sizeStep, sizeText);
-    if (req.size.lt(rules.minSize)) return REJECT.minSize(rules.minSize, sizeText);
-    if (req.size.gt(rules.maxSize)) return REJECT.maxSize(rules.maxSize, sizeText);
-    if (req.price !== undefined && (req.price.lte(0) || !req.price.mod(rules.priceTick).eq(0))) {
-      return REJECT.priceTick(rules.priceTick, req.price.toFixed());
-    }
+    const shape = this.#validateShape(symbol, req.clientOid, req.size, [req.price]);
+    if (shape) return shape;
     const presetReject = this.#validatePresets(symbol, req);
     if (presetReject) return presetReject;
     if (!isOpening(req.side)) {
       const leg = legOf(req.side);
       const closable = this.closable(symbol, leg);
-      if (req.size.gt(closable)) return REJECT.closeExceedsPosition(leg, sizeText, closable);
+      if (req.size.gt(closable)) return REJECT.closeExceedsPosition(leg, req.size.toFixed(), closable);
     }
     return undefined;
   }
