@@ -270,6 +270,7 @@ export class Session {
    * its next one start, later than it would live).
    */
   async settle(): Promise<void> {
+    if (this.#settledNow()) return;
     const x = this.engine.executor;
     for (let i = 0; i < 10_000; i++) {
       await this.engine.idle();
