@@ -26,6 +26,8 @@ interface CachedSnapshot {
   readonly long: Position | undefined;
   readonly short: Position | undefined;
   readonly snapshot: PositionSnapshot;
+  /** The book's version it was last checked against. */
+  version: number;
 }
 
 export class Portfolio {
@@ -35,7 +37,9 @@ export class Portfolio {
    * immutable: a fill replaces the legs it touches). Strategies read their position on every ticker;
    * the average entry price is a decimal division.
    */
-  readonly #snapshots = new Map<string, CachedSnapshot>();
+  readonly #snapshots = new Map<StrategyId, Map<SymbolId, CachedSnapshot>>();
+  /** Bumped by every fill folded in: a snapshot checked at this version is current without a lookup. */
+  #version = 0;
   /**
    * What the account's net PnL needs between fills: realised − fees of every leg, and the open legs
    * (marked to market per ticker). Dropped by every fill.
@@ -58,16 +62,21 @@ export class Portfolio {
       ...(side !== undefined ? { orderSide: side } : {}),
     });
     this.#book = u.book;
+    this.#version++;
     this.#account = undefined;
     return u.skipped;
   }
 
   position(strategy: StrategyId, symbol: SymbolId): PositionSnapshot {
-    const longKey = positionKey(strategy, symbol, 'long');
-    const long = this.#book.get(longKey);
+    let bySymbol = this.#snapshots.get(strategy);
+    const cached = bySymbol?.get(symbol);
+    if (cached !== undefined && cached.version === this.#version) return cached.snapshot;
+    const long = this.#book.get(positionKey(strategy, symbol, 'long'));
     const short = this.#book.get(positionKey(strategy, symbol, 'short'));
-    const cached = this.#snapshots.get(longKey);
-    if (cached !== undefined && cached.long === long && cached.short === short) return cached.snapshot;
+    if (cached !== undefined && cached.long === long && cached.short === short) {
+      cached.version = this.#version;
+      return cached.snapshot;
+    }
     const longEntry = long !== undefined ? averageEntry(long) : undefined;
     const shortEntry = short !== undefined ? averageEntry(short) : undefined;
     const snapshot: PositionSnapshot = Object.freeze({
@@ -77,7 +86,9 @@ export class Portfolio {
       ...(longEntry !== undefined ? { longEntryPrice: longEntry } : {}),
       ...(shortEntry !== undefined ? { shortEntryPrice: shortEntry } : {}),
     });
-    this.#snapshots.set(longKey, { long, short, snapshot });
+    if (bySymbol === undefined)
+      this.#snapshots.set(strategy, (bySymbol = new Map<SymbolId, CachedSnapshot>()));
+    bySymbol.set(symbol, { long, short, snapshot, version: this.#version });
     return snapshot;
   }
 

@@ -228,6 +228,11 @@ export class Executor {
     return this.#ledger.metrics();
   }
 
+  /** Requests sent or charged unsent so far, every endpoint: `metrics().requestsByEndpoint` summed. */
+  requestTotal(): number {
+    return this.#ledger.requestTotal;
+  }
+
   /**
    * Resolves when nothing is in flight and nothing can progress until (scheduler) time passes: the
    * queue is empty, or what is left waits for budget, a retry delay or a coalescing window. A

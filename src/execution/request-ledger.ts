@@ -19,6 +19,8 @@ import type { ExecutorMetrics } from './executor-types.ts';
 export class RequestLedger {
   #budget: BudgetState;
   readonly #requests: Partial<Record<EndpointId, number>> = {};
+  /** The sum of #requests (sent or charged unsent), kept as it changes: a cheap progress counter. */
+  #requestTotal = 0;
   rateLimited = 0;
   batchCalls = 0;
   batchEntries = 0;
@@ -44,7 +46,7 @@ export class RequestLedger {
     const d = await gate.reserve(endpoint);
     if (!d.granted) return { granted: false, waitMs: d.waitMs, state: this.#budget };
     this.#budget = recordGrant(this.#budget, now(), endpoint);
-    this.#requests[endpoint] = (this.#requests[endpoint] ?? 0) + 1;
+    this.#count(endpoint, 1);
     return { granted: true, state: this.#budget };
   }
 
@@ -52,7 +54,7 @@ export class RequestLedger {
   consume(now: number, endpoint: EndpointId): ConsumeResult {
     const r = tryConsume(this.#budget, now, endpoint);
     this.#budget = r.state;
-    if (r.granted) this.#requests[endpoint] = (this.#requests[endpoint] ?? 0) + 1;
+    if (r.granted) this.#count(endpoint, 1);
     return r;
   }
 
@@ -76,7 +78,7 @@ export class RequestLedger {
     }
     if (!venue()) return false;
     this.#budget = budget;
-    for (const endpoint of endpoints) this.#requests[endpoint] = (this.#requests[endpoint] ?? 0) + 1;
+    for (const endpoint of endpoints) this.#count(endpoint, 1);
     return true;
   }
 
@@ -94,9 +96,7 @@ export class RequestLedger {
     if (taken === 0) return 0;
     this.#budget = taken === n ? budgeted.state : consumeGroups(this.#budget, rounds.slice(0, taken)).state;
     for (let i = 0; i < taken; i++) {
-      for (const endpoint of rounds[i]?.endpoints ?? []) {
-        this.#requests[endpoint] = (this.#requests[endpoint] ?? 0) + 1;
-      }
+      for (const endpoint of rounds[i]?.endpoints ?? []) this.#count(endpoint, 1);
     }
     return taken;
   }
@@ -118,7 +118,7 @@ export class RequestLedger {
       ip += ENDPOINTS[id].ipWeight * n;
       uid += ENDPOINTS[id].uidWeight * n;
       requests += n;
-      this.#requests[id] = (this.#requests[id] ?? 0) + n;
+      this.#count(id, n);
     }
     for (const g of b.tail) {
       for (const id of g.endpoints) {
@@ -133,6 +133,16 @@ export class RequestLedger {
       uidWeight: s.totals.uidWeight + uid,
       requests: s.totals.requests + requests,
     });
+  }
+
+  #count(endpoint: EndpointId, n: number): void {
+    this.#requests[endpoint] = (this.#requests[endpoint] ?? 0) + n;
+    this.#requestTotal += n;
+  }
+
+  /** Requests sent or charged unsent so far, every endpoint (the sum of `requestsByEndpoint`). */
+  get requestTotal(): number {
+    return this.#requestTotal;
   }
 
   usage(now: number): BudgetUsage {

@@ -1,10 +1,26 @@
 // Poller cursors live as JSON text in the store's meta table. Reading one back never fails: text that
 // does not parse or does not match its schema reads as absent, and each caller starts over from its
 // initial window (the overlap and the dedupe by id make that safe; it only costs duplicate rows).
+//
+// Rounds read their cursor on every round (a backtest runs thousands a minute of replay), and the text
+// changes only when a round moves the cursor: the last text decoded per schema is remembered, and its
+// value handed out again, frozen (callers build new cursors, never edit one).
 import type { z } from 'zod';
+
+const lastDecoded = new WeakMap<z.ZodType, { readonly text: string; readonly value: unknown }>();
+
+function deepFreeze<T>(v: T): T {
+  if (typeof v === 'object' && v !== null && !Object.isFrozen(v)) {
+    for (const x of Object.values(v)) deepFreeze(x);
+    Object.freeze(v);
+  }
+  return v;
+}
 
 export function decodeMetaJson<T>(text: string | undefined, schema: z.ZodType<T>): T | undefined {
   if (text === undefined) return undefined;
+  const last = lastDecoded.get(schema);
+  if (last !== undefined && last.text === text) return last.value as T | undefined;
   let raw: unknown;
   try {
     raw = JSON.parse(text);
@@ -12,5 +28,7 @@ export function decodeMetaJson<T>(text: string | undefined, schema: z.ZodType<T>
     return undefined;
   }
   const parsed = schema.safeParse(raw);
-  return parsed.success ? parsed.data : undefined;
+  const value = parsed.success ? deepFreeze(parsed.data) : undefined;
+  lastDecoded.set(schema, { text, value });
+  return value;
 }

@@ -466,6 +466,11 @@ export class Reconciler {
     return this.#exclusive(() => this.#plans(opts.read ?? this.#d.read));
   }
 
+  /** Rounds run so far (`status().rounds`, without building the status). */
+  get rounds(): number {
+    return this.#rounds;
+  }
+
   status(): ReconcilerStatus {
     return {
       ...(this.#lastSuccessAt !== undefined ? { lastSuccessAt: this.#lastSuccessAt } : {}),

@@ -256,9 +256,7 @@ export class Session {
 
   /** Requests sent so far, all endpoints (a cheap progress counter). */
   #requests(): number {
-    let n = 0;
-    for (const v of Object.values(this.engine.executor.metrics().requestsByEndpoint)) n += v;
-    return n + this.reconciler.status().rounds;
+    return this.engine.executor.requestTotal() + this.reconciler.rounds;
   }
 
   /**
