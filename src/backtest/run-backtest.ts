@@ -21,11 +21,23 @@ import { openRecording, type OpenedRecording } from '../market/recording/reader.
 import { parseStrategyParams, strategySymbols } from '../strategy/define.ts';
 import { Session, type HarnessConfig } from '../strategy/testing/session.ts';
 import type { DisabledStrategy, EquitySample, RunRecord, RunStrategy } from './report/types.ts';
+import { reconcilerConfig } from '../runner/options.ts';
+import { HeapBound } from './heap-bound.ts';
 import { PriceLines, sampledPrices } from './sampled-prices.ts';
 import { Sampler } from './sampler.ts';
 
 /** Most equity samples a report keeps (a 31-day recording sampled per minute fits without thinning). */
 export const DEFAULT_MAX_SAMPLES = 10_000;
+
+/**
+ * Terminal orders last updated this long before the replay's time (virtual), and their fills, are
+ * retired from the store's live indexes into compact text (MemoryStore.retire: every answer stays the
+ * same). Well past every look-back of the engine (reconciliation's recent window, the order-rate
+ * minute), so no round ever reads the retired rows back.
+ */
+export function retireAfterMs(config: Config): number {
+  return Math.max(6 * 3_600_000, 4 * reconcilerConfig(config.polling).recentMs);
+}
 
 /** Seed of the simulator's order and trade ids: fixed, so runs are reproducible. */
 export const BACKTEST_SEED = 1;
@@ -138,7 +150,8 @@ export async function runBacktest(o: BacktestOptions): Promise<RunRecord> {
   try {
     const head = await nextBatch(batches);
     const first = head?.[0];
-    if (head === undefined || first === undefined) throw new BadInputError('the recording holds no polls', o.data);
+    if (head === undefined || first === undefined)
+      throw new BadInputError('the recording holds no polls', o.data);
     const bySymbol = symbolsByStrategy(o.strategies);
     checkSymbolsRecorded(bySymbol, rec.meta, first, o.data, o.log);
     const session = new Session({
@@ -209,7 +222,10 @@ async function replay(
     }
     events.length = 0;
   };
-  for (let batch: readonly RecordedPoll[] | undefined = head; batch !== undefined; ) {
+  // Memory stays flat in the run's length: old rows retired, the heap collected at its live size.
+  const heap = new HeapBound();
+  const retireAfter = retireAfterMs(config);
+  for (let batch: readonly RecordedPoll[] | undefined = head; batch !== undefined;) {
     for (const poll of batch) {
       // A quiet poll is replayed synchronously (feedNow returns nothing to wait for).
       const pending = session.feedNow(poll);
@@ -218,6 +234,8 @@ async function replay(
       if (sampler.due(poll.t)) sample(poll.t);
     }
     o.onProgress?.(session.polls);
+    session.store.retire(session.vt.now() - retireAfter);
+    heap.check();
     batch = await nextBatch(batches);
   }
   const p = config.polling;

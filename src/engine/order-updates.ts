@@ -18,6 +18,7 @@ import type { OpenOrders } from './open-orders.ts';
 import type { Portfolio } from './portfolio.ts';
 import type { RiskView } from './risk-view.ts';
 import type { Trampoline } from './trampoline.ts';
+import { storedFill } from '../store/stored-fill.ts';
 
 export interface OrderUpdatesDeps {
   readonly store: OrderStore;
@@ -141,7 +142,7 @@ export class OrderUpdates {
     const r = applyOrderEvent(order, e);
     if (e.kind === 'OrderFilled') {
       this.#store.transaction(() => {
-        this.#store.recordFill({ ...e.fill, clientOid: e.clientOid });
+        this.#store.recordFill(storedFill(e.fill, e.clientOid));
         if (r.changed) this.#store.updateOrder(r.order);
       });
     } else if (r.changed) {

@@ -40,6 +40,7 @@ import type { FillReport, OrderReport } from '../core/reports.ts';
 import type { StoredFill } from '../store/port.ts';
 import { parseOwnClientOid } from './own-oid.ts';
 import { collapseReports, isVenueTerminal, localStatusOf, VENUE_RANK } from './report-rows.ts';
+import { storedFill } from '../store/stored-fill.ts';
 
 export interface ReconcileInput {
   /** Local orders: every non-terminal one and the recently terminal ones. */
@@ -283,7 +284,7 @@ export function reconcile(input: ReconcileInput): ReconcileOutput {
     if (seen.has(f.tradeId) || input.knownTradeIds(f.tradeId)) continue;
     seen.add(f.tradeId);
     const oid = linkOf(f.orderId);
-    newFills.push(oid !== undefined ? { ...f, clientOid: oid } : { ...f });
+    newFills.push(storedFill(f, oid));
     if (oid !== undefined) addFill(oid, f);
   }
   const attributed: FillAttribution[] = [];

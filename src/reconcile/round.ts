@@ -9,6 +9,7 @@ import type { FillReport, OrderReport } from '../core/reports.ts';
 import type { OrderStore, StoredFill } from '../store/port.ts';
 import { commitReconcile, type CommittedReconcile } from './commit.ts';
 import { reconcile, type ReconcileOutput, type ReconcileWarning } from './kernel.ts';
+import { storedFill } from '../store/stored-fill.ts';
 
 export interface RoundInput {
   readonly fills: readonly FillReport[];
@@ -88,7 +89,7 @@ function fillsForEngine(out: ReconcileOutput, unattributed: readonly StoredFill[
   const result: StoredFill[] = out.newFills.filter((f) => f.clientOid !== undefined);
   for (const a of out.attributed) {
     const f = byTrade.get(a.tradeId);
-    if (f !== undefined) result.push({ ...f, clientOid: a.clientOid });
+    if (f !== undefined) result.push(storedFill(f, a.clientOid));
   }
   return result;
 }

@@ -20,6 +20,7 @@ import { clientOid, orderId, tradeId, type ClientOid } from '../core/ids.ts';
 import type { Order } from '../core/orders.ts';
 import { averageEntry, type Position } from '../core/positions.ts';
 import type { StoredFill } from './port.ts';
+import { storedFill } from './stored-fill.ts';
 
 /** The `tag` of a carry order. */
 export const CARRY_TAG = 'capibot:carry';
@@ -92,7 +93,7 @@ export function carryRows(key: string, p: Position, at: number, before: number):
     createdAt: at,
     updatedAt: at,
   };
-  return { order, fill: { ...fill, clientOid: oid } };
+  return { order, fill: storedFill(fill, oid) };
 }
 
 /** `_carry-<l|s>-<hash of the key>-<at, base 36>`: at most 40 characters of [A-Za-z0-9_-]. */

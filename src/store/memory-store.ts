@@ -19,7 +19,9 @@ import type {
   StoredFill,
   StoredPlanOrder,
 } from './port.ts';
+import { ColdRows } from './cold-rows.ts';
 import { planPrune, pruneResult } from './prune-plan.ts';
+import { storedFill } from './stored-fill.ts';
 
 const byCreation = (a: Order, b: Order): number =>
   a.createdAt - b.createdAt || (a.clientOid < b.clientOid ? -1 : a.clientOid > b.clientOid ? 1 : 0);
@@ -96,9 +98,16 @@ export class MemoryStore implements OrderStore {
   readonly #unattributed = new Set<TradeId>();
   /** Insertion number of each fill (SQLite's rowid): the tie-break of equal creation times. */
   readonly #rowid = new Map<TradeId, number>();
+  /** The next fill's insertion number (never reused: retired fills keep theirs). */
+  #nextRowid = 0;
   readonly #meta = new Map<string, string>();
   readonly #sequences = new Map<StrategyId, number>();
   readonly #plans = new Map<string, StoredPlanOrder>();
+  /**
+   * Retired rows (`retire`): terminal orders last updated before the watermark and their fills, as text.
+   * Every query below answers from them too, so retiring changes no answer.
+   */
+  readonly #cold = new ColdRows();
   /** Undo steps of the transactions in progress; `#marks` holds where each nested one began. */
   readonly #undo: (() => void)[] = [];
   readonly #marks: number[] = [];
@@ -144,7 +153,7 @@ export class MemoryStore implements OrderStore {
 
   insertOrder(order: Order): void {
     this.#writable();
-    if (this.#orders.has(order.clientOid)) {
+    if (this.#orders.has(order.clientOid) || this.#cold.hasOrder(order.clientOid)) {
       throw new StoreError(
         `order ${order.clientOid} already exists in the store (a client_oid is never reused)`,
       );
@@ -168,6 +177,7 @@ export class MemoryStore implements OrderStore {
 
   updateOrder(order: Order): void {
     this.#writable();
+    this.#thaw(order.clientOid);
     const before = this.#orders.get(order.clientOid);
     if (before === undefined)
       throw new StoreError(`cannot update order ${order.clientOid}: not in the store`);
@@ -206,7 +216,7 @@ export class MemoryStore implements OrderStore {
     }
     if (order.orderId !== undefined) {
       const held = this.#byOrderId.get(order.orderId);
-      const other = held !== undefined && held !== order.clientOid ? this.#orders.get(held) : undefined;
+      const other = held !== undefined && held !== order.clientOid ? this.getOrder(held) : undefined;
       // The earliest created order with the id, as `ORDER BY created_at, client_oid LIMIT 1` picks.
       if (other === undefined || byCreation(order, other) < 0)
         this.#byOrderId.set(order.orderId, order.clientOid);
@@ -215,12 +225,12 @@ export class MemoryStore implements OrderStore {
   }
 
   getOrder(clientOid: ClientOid): Order | undefined {
-    return this.#orders.get(clientOid);
+    return this.#orders.get(clientOid) ?? this.#cold.order(clientOid);
   }
 
   getOrderByOrderId(orderId: OrderId): Order | undefined {
     const oid = this.#byOrderId.get(orderId);
-    return oid === undefined ? undefined : this.#orders.get(oid);
+    return oid === undefined ? undefined : this.getOrder(oid);
   }
 
   openOrders(): readonly Order[] {
@@ -234,11 +244,15 @@ export class MemoryStore implements OrderStore {
       const o = this.#orders.get(m.clientOid);
       if (o !== undefined && o.updatedAt >= since) out.set(o.clientOid, o);
     }
+    // Retired orders were last updated before the watermark: only an older `since` reaches them.
+    if (since < this.#cold.watermark) {
+      for (const o of this.#cold.orders()) if (o.updatedAt >= since) out.set(o.clientOid, o);
+    }
     return [...out.values()].sort(byCreation);
   }
 
   allOrders(): readonly Order[] {
-    return [...this.#orders.values()].sort(byCreation);
+    return [...this.#orders.values(), ...this.#cold.orders()].sort(byCreation);
   }
 
   countOrdersSince(symbol: SymbolId, since: number): number {
@@ -247,14 +261,19 @@ export class MemoryStore implements OrderStore {
     for (let i = lowerBound(list, since, (o) => o.createdAt); i < list.length; i++) {
       if ((list[i] as Order).updatedAt >= since) n++;
     }
+    if (since < this.#cold.watermark) {
+      for (const o of this.#cold.orders()) {
+        if (o.symbol === symbol && o.createdAt >= since && o.updatedAt >= since) n++;
+      }
+    }
     return n;
   }
 
   recordFill(fill: StoredFill): boolean {
     this.#writable();
-    if (this.#fills.has(fill.tradeId)) return false;
+    if (this.#fills.has(fill.tradeId) || this.#cold.hasFill(fill.tradeId)) return false;
     this.#fills.set(fill.tradeId, fill);
-    this.#rowid.set(fill.tradeId, this.#fillList.length);
+    this.#rowid.set(fill.tradeId, this.#nextRowid++);
     this.#fillList.push(fill);
     const byOrder = this.#fillsByOrder.get(fill.orderId) ?? [];
     this.#fillsByOrder.set(fill.orderId, byOrder);
@@ -271,7 +290,7 @@ export class MemoryStore implements OrderStore {
   }
 
   hasFill(tradeId: TradeId): boolean {
-    return this.#fills.has(tradeId);
+    return this.#fills.has(tradeId) || this.#cold.hasFill(tradeId);
   }
 
   /** Fills by (created_at, insertion order), as they are now (attributed ones with their order). */
@@ -283,11 +302,21 @@ export class MemoryStore implements OrderStore {
   }
 
   allFills(): readonly StoredFill[] {
-    return this.#sorted(this.#fillList);
+    return this.#withCold(this.#sorted(this.#fillList), () => true);
   }
 
   fillsForOrder(orderId: OrderId): readonly StoredFill[] {
-    return this.#sorted(this.#fillsByOrder.get(orderId) ?? []);
+    return this.#withCold(this.#sorted(this.#fillsByOrder.get(orderId) ?? []), (f) => f.orderId === orderId);
+  }
+
+  /** `hot` (sorted) with the retired fills that pass `keep`, in the same order (time, then rowid). */
+  #withCold(hot: StoredFill[], keep: (f: StoredFill) => boolean): StoredFill[] {
+    if (this.#cold.fillCount === 0) return hot;
+    const all = this.#cold.fills().filter((c) => keep(c.fill));
+    if (all.length === 0) return hot;
+    for (const f of hot) all.push({ fill: f, rowid: this.#rowid.get(f.tradeId) ?? 0 });
+    all.sort((a, b) => a.fill.createdTime - b.fill.createdTime || a.rowid - b.rowid);
+    return all.map((c) => c.fill);
   }
 
   unattributedFills(since = 0): readonly StoredFill[] {
@@ -302,9 +331,10 @@ export class MemoryStore implements OrderStore {
 
   attributeFill(tradeId: TradeId, clientOid: ClientOid): boolean {
     this.#writable();
+    // A retired fill has its client_oid (only attributed fills of retired orders retire).
     const before = this.#fills.get(tradeId);
     if (before === undefined || before.clientOid !== undefined) return false;
-    this.#fills.set(tradeId, { ...before, clientOid });
+    this.#fills.set(tradeId, storedFill(before, clientOid));
     this.#unattributed.delete(tradeId);
     this.#onUndo(() => {
       this.#fills.set(tradeId, before);
@@ -366,6 +396,7 @@ export class MemoryStore implements OrderStore {
   prune(rules: PruneRules, options: PruneOptions = {}): PruneResult {
     const dryRun = options.dryRun === true;
     if (this.#closed) throw new StoreError('store :memory: is closed');
+    this.#thawAll();
     const rows = this.#rows();
     const plan = planPrune(
       { orders: this.allOrders(), fills: this.allFills(), plans: this.planOrders() },
@@ -459,6 +490,7 @@ export class MemoryStore implements OrderStore {
       this.#fills.set(f.tradeId, f);
       this.#rowid.set(f.tradeId, this.#fillList.length);
       this.#fillList.push(f);
+      this.#nextRowid = this.#fillList.length;
       const byOrder = this.#fillsByOrder.get(f.orderId) ?? [];
       this.#fillsByOrder.set(f.orderId, byOrder);
       byOrder.push(f);
@@ -466,6 +498,101 @@ export class MemoryStore implements OrderStore {
     }
     this.#plans.clear();
     for (const p of rows.plans) this.#plans.set(p.orderId, p);
+  }
+
+  /**
+   * Retires terminal orders last updated before `before`, and their attributed fills, from the live
+   * indexes into compact text (ColdRows): a long backtest's store then holds its live working set as
+   * objects and its history as text. Every query answers exactly as before (from the text when it
+   * reaches that far back); a retired order that is updated again comes back first. Outside any
+   * transaction only (it is not undone). Returns how many orders were retired.
+   */
+  retire(before: number): number {
+    this.#writable();
+    if (this.#marks.length > 0)
+      throw new StoreError('store :memory: cannot retire rows inside a transaction');
+    this.#cold.retiredBefore(before);
+    const k = lowerBound(this.#terminal, before, (m) => m.updatedAt);
+    if (k === 0) return 0;
+    const retired = new Set<ClientOid>();
+    for (const m of this.#terminal.slice(0, k)) {
+      const o = this.#orders.get(m.clientOid);
+      if (o === undefined || !isTerminal(o.status) || o.updatedAt >= before || retired.has(o.clientOid))
+        continue;
+      retired.add(o.clientOid);
+      this.#cold.addOrder(o);
+      this.#orders.delete(o.clientOid);
+      if (o.orderId === undefined) continue;
+      const byOrder = this.#fillsByOrder.get(o.orderId);
+      if (byOrder === undefined) continue;
+      const stay = byOrder.filter((f) => (this.#fills.get(f.tradeId) ?? f).clientOid !== o.clientOid);
+      if (stay.length === 0) this.#fillsByOrder.delete(o.orderId);
+      else this.#fillsByOrder.set(o.orderId, stay);
+    }
+    this.#terminal.splice(0, k);
+    if (retired.size === 0) return 0;
+    for (const [symbol, list] of this.#bySymbol) {
+      this.#bySymbol.set(
+        symbol,
+        list.filter((o) => !retired.has(o.clientOid)),
+      );
+    }
+    const keptFills: StoredFill[] = [];
+    for (const f of this.#fillList) {
+      const now = this.#fills.get(f.tradeId) ?? f;
+      if (now.clientOid !== undefined && retired.has(now.clientOid)) {
+        this.#cold.addFill(now, this.#rowid.get(f.tradeId) ?? 0);
+        this.#fills.delete(f.tradeId);
+        this.#rowid.delete(f.tradeId);
+      } else {
+        keptFills.push(f);
+      }
+    }
+    refillArray(this.#fillList, keptFills);
+    return retired.size;
+  }
+
+  /** Brings a retired order back to the live indexes (it is being updated). */
+  #thaw(oid: ClientOid): void {
+    const o = this.#cold.takeOrder(oid);
+    if (o === undefined) return;
+    const bySymbol = this.#bySymbol.get(o.symbol) ?? [];
+    this.#bySymbol.set(o.symbol, bySymbol);
+    insertSorted(bySymbol, o, (x) => x.createdAt);
+    // With its terminal mark: ordersUpdatedSince finds live terminal orders by their marks.
+    this.#put(o);
+  }
+
+  /** Brings every retired row back (a prune plans over every row). */
+  #thawAll(): void {
+    if (this.#cold.orderCount === 0 && this.#cold.fillCount === 0) return;
+    const orders = this.#cold.orders();
+    const fills = this.#cold.fills();
+    this.#cold.clear();
+    for (const o of orders) {
+      const bySymbol = this.#bySymbol.get(o.symbol) ?? [];
+      this.#bySymbol.set(o.symbol, bySymbol);
+      insertSorted(bySymbol, o, (x) => x.createdAt);
+      this.#put(o);
+    }
+    const all = [
+      ...fills,
+      ...this.#fillList.map((f) => ({
+        fill: this.#fills.get(f.tradeId) ?? f,
+        rowid: this.#rowid.get(f.tradeId) ?? 0,
+      })),
+    ].sort((a, b) => a.rowid - b.rowid);
+    refillArray(
+      this.#fillList,
+      all.map((c) => c.fill),
+    );
+    for (const { fill, rowid } of fills) {
+      this.#fills.set(fill.tradeId, fill);
+      this.#rowid.set(fill.tradeId, rowid);
+      const byOrder = this.#fillsByOrder.get(fill.orderId) ?? [];
+      this.#fillsByOrder.set(fill.orderId, byOrder);
+      byOrder.push(fill);
+    }
   }
 
   /** Runs `fn` as one transaction: a throw undoes every write it made (nested ones too), then rethrows. */

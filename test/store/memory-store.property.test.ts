@@ -21,7 +21,9 @@ type Op =
   | { kind: 'meta'; key: number; value: string }
   | { kind: 'seq' }
   | { kind: 'prune'; before: number; fillsBefore: number; page: number; margin: number; dry: boolean }
-  | { kind: 'tx'; ops: Op[]; fail: boolean };
+  | { kind: 'tx'; ops: Op[]; fail: boolean }
+  /** MemoryStore.retire (the SQLite store has none: retiring must change no answer). */
+  | { kind: 'retire'; before: number };
 
 const leaf: fc.Arbitrary<Op> = fc.oneof(
   fc.record({
@@ -74,6 +76,10 @@ const op: fc.Arbitrary<Op> = fc.oneof(
       ops: fc.array(leaf, { maxLength: 5 }),
       fail: fc.boolean(),
     }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({ kind: fc.constant('retire' as const), before: fc.integer({ min: 0, max: 90 }) }),
   },
 );
 
@@ -152,6 +158,9 @@ function apply(s: OrderStore, o: Op): void {
       if (r !== undefined) s.setMeta('k1', `${r.carriedLegs}/${r.keptFills}/${r.keptTerminalOrders}`);
       return;
     }
+    case 'retire':
+      if (s instanceof MemoryStore) s.retire(o.before);
+      return;
     case 'tx':
       s.transaction(() => {
         for (const inner of o.ops) apply(s, inner);
@@ -184,6 +193,7 @@ function picture(s: OrderStore, at: number) {
     unattributed: s.unattributedFills?.(at),
     meta: [0, 1, 2].map((k) => s.getMeta(`k${k}`) ?? null),
     has: [0, 5, 12].map((t) => s.hasFill(tradeId(`t${t}`))),
+    orders: [0, 3, 8].map((n) => s.getOrder(oid(n)) ?? null),
   });
 }
 
@@ -202,6 +212,53 @@ describe('MemoryStore', () => {
         }
       }),
       { numRuns: 500 },
+    );
+  });
+
+  it('answers the same after retiring rows, whatever comes after (property)', () => {
+    // Orders that live and end (placed, filled, finished), retirements between them, then any writes
+    // (a retired order updated again, late fills, attributions): retiring must change no answer.
+    const TERMINAL = ['filled', 'canceled', 'rejected'].map((x) =>
+      ORDER_STATUSES.indexOf(x as (typeof ORDER_STATUSES)[number]),
+    );
+    const life = fc
+      .record({
+        n: fc.integer({ min: 0, max: 8 }),
+        at: fc.integer({ min: 0, max: 40 }),
+        end: fc.constantFrom(...TERMINAL),
+        fills: fc.integer({ min: 0, max: 2 }),
+        retire: fc.option(fc.integer({ min: 0, max: 90 }), { nil: undefined }),
+      })
+      .map(({ n, at, end, fills, retire }): Op[] => [
+        { kind: 'insert', n, at, sym: n % 2, withId: true },
+        ...Array.from({ length: fills }, (_, i): Op => ({
+          kind: 'fill',
+          t: (n * 3 + i) % 13,
+          n,
+          at: at + i,
+          attributed: i === 0,
+        })),
+        { kind: 'update', n, at: at + 2, status: end, withId: true },
+        ...(retire !== undefined ? [{ kind: 'retire', before: retire } as const] : []),
+      ]);
+    fc.assert(
+      fc.property(
+        fc.array(life, { maxLength: 8 }),
+        fc.array(op, { maxLength: 12 }),
+        fc.integer({ min: 0, max: 60 }),
+        (lives, after, at) => {
+          const sql = new SqliteStore({ path: ':memory:', lease: false });
+          const mem = new MemoryStore();
+          try {
+            for (const o of [...lives.flat(), ...after]) expect(outcome(mem, o)).toBe(outcome(sql, o));
+            expect(picture(mem, at)).toEqual(picture(sql, at));
+            expect(picture(mem, 0)).toEqual(picture(sql, 0));
+          } finally {
+            sql.close();
+          }
+        },
+      ),
+      { numRuns: 400 },
     );
   });
 
