@@ -69,6 +69,12 @@ export interface BacktestOptions {
   readonly quietPolls?: boolean;
   /** Charge quiet polls' reads later, in one pass (SessionOptions.fastForward). Default true. */
   readonly fastForward?: boolean;
+  /**
+   * Retire terminal orders (and their fills) last updated this long before the replay's time into
+   * compact text (MemoryStore.retire; the answers stay the same). Default `retireAfterMs(config)`;
+   * Infinity retires nothing (the equivalence test compares both).
+   */
+  readonly retireAfterMs?: number;
 }
 
 interface Sample {
@@ -224,7 +230,7 @@ async function replay(
   };
   // Memory stays flat in the run's length: old rows retired, the heap collected at its live size.
   const heap = new HeapBound();
-  const retireAfter = retireAfterMs(config);
+  const retireAfter = o.retireAfterMs ?? retireAfterMs(config);
   for (let batch: readonly RecordedPoll[] | undefined = head; batch !== undefined;) {
     for (const poll of batch) {
       // A quiet poll is replayed synchronously (feedNow returns nothing to wait for).
@@ -234,7 +240,7 @@ async function replay(
       if (sampler.due(poll.t)) sample(poll.t);
     }
     o.onProgress?.(session.polls);
-    session.store.retire(session.vt.now() - retireAfter);
+    if (Number.isFinite(retireAfter)) session.store.retire(session.vt.now() - retireAfter);
     heap.check();
     batch = await nextBatch(batches);
   }

@@ -12,6 +12,7 @@ import { prepareBacktest } from '../../src/backtest/prepare.ts';
 import { buildReport } from '../../src/backtest/report/index.ts';
 import { runBacktest } from '../../src/backtest/run-backtest.ts';
 import { SimPort } from '../../src/exchange/sim/sim-port.ts';
+import { MemoryStore } from '../../src/store/memory-store.ts';
 
 afterEach(() => {
   vi.restoreAllMocks();
@@ -40,6 +41,31 @@ async function backtest(configPath: string, shortcuts: Shortcuts) {
   return { report: buildReport(record), record, skippedRounds, quietPolls, bulkPasses };
 }
 
+describe('backtest memory: rows retired from the store', () => {
+  it.each([
+    ['market orders on a moving-average cross', 'test/fixtures/configs/backtest/sma.yaml'],
+    ['resting grid orders, canceled and refilled', 'config/grid.yaml'],
+  ])(
+    'give the same report whether old rows are kept as objects or retired at once: %s',
+    async (_name, configPath) => {
+      const prepared = await prepareBacktest({ configPath, env: {} });
+      const retire = vi.spyOn(MemoryStore.prototype, 'retire');
+      const kept = await runBacktest({ ...prepared, retireAfterMs: Number.POSITIVE_INFINITY });
+      expect(retire).not.toHaveBeenCalled();
+      // Retired as soon as they end: every later read of them goes through the retired text.
+      const retired = await runBacktest({
+        ...(await prepareBacktest({ configPath, env: {} })),
+        retireAfterMs: 0,
+      });
+      const retiredOrders = retire.mock.results.reduce((n, r) => n + (r.value as number), 0);
+      expect(retiredOrders).toBeGreaterThan(0);
+      expect(buildReport(retired).json).toBe(buildReport(kept).json);
+      expect(buildReport(retired).csv).toBe(buildReport(kept).csv);
+    },
+    120_000,
+  );
+});
+
 describe('backtest shortcuts: skipped reconciliation rounds and quiet polls', () => {
   it.each([
     ['market orders on a moving-average cross', 'test/fixtures/configs/backtest/sma.yaml'],
@@ -52,7 +78,11 @@ describe('backtest shortcuts: skipped reconciliation rounds and quiet polls', ()
       const skipping = await backtest(config, { skipIdleRounds: true, quietPolls: false });
       const both = await backtest(config, { skipIdleRounds: true, quietPolls: true });
       const quietOnly = await backtest(config, { skipIdleRounds: false, quietPolls: true });
-      const chargedAtOnce = await backtest(config, { skipIdleRounds: true, quietPolls: true, fastForward: false });
+      const chargedAtOnce = await backtest(config, {
+        skipIdleRounds: true,
+        quietPolls: true,
+        fastForward: false,
+      });
 
       expect([every.skippedRounds, every.quietPolls]).toEqual([0, 0]);
       expect(skipping.skippedRounds).toBeGreaterThan(0);
