@@ -16,6 +16,7 @@ import type { Config } from '../config/schema.ts';
 import { dec } from '../core/decimal.ts';
 import { BadInputError, ConfigError, InvariantViolation } from '../core/errors.ts';
 import type { RecordedPoll, RecordingMeta } from '../core/market.ts';
+import { tickerRows } from '../core/ticker-rows.ts';
 import type { EngineStrategyConfig } from '../engine/engine.ts';
 import { openRecording, type OpenedRecording } from '../market/recording/reader.ts';
 import { parseStrategyParams, strategySymbols } from '../strategy/define.ts';
@@ -23,7 +24,7 @@ import { Session, type HarnessConfig } from '../strategy/testing/session.ts';
 import type { DisabledStrategy, EquitySample, RunRecord, RunStrategy } from './report/types.ts';
 import { reconcilerConfig } from '../runner/options.ts';
 import { HeapBound } from './heap-bound.ts';
-import { PriceLines, sampledPrices } from './sampled-prices.ts';
+import { CHART_ALL_UP_TO, ChartedLatest, PriceLines, sampledPrices } from './sampled-prices.ts';
 import { Sampler } from './sampler.ts';
 
 /** Most equity samples a report keeps (a 31-day recording sampled per minute fits without thinning). */
@@ -38,6 +39,9 @@ export const DEFAULT_MAX_SAMPLES = 10_000;
 export function retireAfterMs(config: Config): number {
   return Math.max(6 * 3_600_000, 4 * reconcilerConfig(config.polling).recentMs);
 }
+
+/** Polls between two memory upkeeps (retiring old rows, checking the heap): at a batch's end. */
+const UPKEEP_POLLS = 1024;
 
 /** Seed of the simulator's order and trade ids: fixed, so runs are reproducible. */
 export const BACKTEST_SEED = 1;
@@ -108,6 +112,13 @@ function symbolsByStrategy(strategies: readonly EngineStrategyConfig[]): Map<str
   return out;
 }
 
+/** The symbols a recording's meta line lists, when it lists them. */
+function listedSymbols(meta: RecordingMeta | undefined): string[] | undefined {
+  return Array.isArray(meta?.['symbols'])
+    ? (meta['symbols'] as unknown[]).filter((s): s is string => typeof s === 'string')
+    : undefined;
+}
+
 /**
  * Refuses a strategy trading a symbol the recording does not hold, by its meta line's `symbols`: it
  * would never see a ticker, and the run would say nothing of it. A recording without that list (a
@@ -121,9 +132,7 @@ function checkSymbolsRecorded(
   data: string,
   log: Logger | undefined,
 ): void {
-  const listed = Array.isArray(meta?.['symbols'])
-    ? (meta['symbols'] as unknown[]).filter((s): s is string => typeof s === 'string')
-    : undefined;
+  const listed = listedSymbols(meta);
   const held = new Set(listed ?? first.tickers.map((t) => t.symbol));
   for (const [id, symbols] of bySymbol) {
     const missing = symbols.filter((s) => !held.has(s));
@@ -160,6 +169,7 @@ export async function runBacktest(o: BacktestOptions): Promise<RunRecord> {
       throw new BadInputError('the recording holds no polls', o.data);
     const bySymbol = symbolsByStrategy(o.strategies);
     checkSymbolsRecorded(bySymbol, rec.meta, first, o.data, o.log);
+    const width = listedSymbols(rec.meta)?.length ?? tickerRows(first).size;
     const session = new Session({
       strategies: o.strategies,
       startMs: first.t,
@@ -172,7 +182,7 @@ export async function runBacktest(o: BacktestOptions): Promise<RunRecord> {
       ...(o.fastForward !== undefined ? { fastForward: o.fastForward } : {}),
     });
     try {
-      return await replay(o, session, head, batches);
+      return await replay(o, session, head, batches, width <= CHART_ALL_UP_TO);
     } finally {
       session.close();
     }
@@ -198,11 +208,15 @@ async function replay(
   session: Session,
   head: readonly RecordedPoll[],
   batches: AsyncIterator<readonly RecordedPoll[]>,
+  chartAll: boolean,
 ): Promise<RunRecord> {
   const { config } = o;
   const sampler = new Sampler<Sample>(config.backtest.equitySampleMs, o.maxSamples ?? DEFAULT_MAX_SAMPLES);
   /** Every symbol's first and latest ticker, in the order first seen (every poll goes to the simulator). */
   const latest = session.sim.core.market.latest();
+  /** The symbols the report charts: all of a narrow recording, else those the strategies trade. */
+  const traded = new Set<string>(session.engine.strategies.flatMap((st) => st.symbols));
+  const charted = new ChartedLatest(latest, (symbol) => chartAll || traded.has(symbol));
   const lines = new PriceLines();
   const sample = (t: number): void => {
     const pnl = session.engine.pnl();
@@ -213,7 +227,7 @@ async function replay(
         realized: pnl.realized,
         unrealized: pnl.unrealized,
       },
-      prices: lines.line(latest),
+      prices: lines.line(charted.list()),
     });
   };
 
@@ -231,6 +245,7 @@ async function replay(
   // Memory stays flat in the run's length: old rows retired, the heap collected at its live size.
   const heap = new HeapBound();
   const retireAfter = o.retireAfterMs ?? retireAfterMs(config);
+  let nextUpkeep = 0;
   for (let batch: readonly RecordedPoll[] | undefined = head; batch !== undefined;) {
     for (const poll of batch) {
       // A quiet poll is replayed synchronously (feedNow returns nothing to wait for).
@@ -240,8 +255,11 @@ async function replay(
       if (sampler.due(poll.t)) sample(poll.t);
     }
     o.onProgress?.(session.polls);
-    if (Number.isFinite(retireAfter)) session.store.retire(session.vt.now() - retireAfter);
-    heap.check();
+    if (session.polls >= nextUpkeep) {
+      nextUpkeep = session.polls + UPKEEP_POLLS;
+      if (Number.isFinite(retireAfter)) session.store.retire(session.vt.now() - retireAfter);
+      heap.check();
+    }
     batch = await nextBatch(batches);
   }
   const p = config.polling;
@@ -253,7 +271,7 @@ async function replay(
     throw new InvariantViolation('backtest: no poll was replayed');
   const samples = sampler.samples();
   const prices = sampledPrices(
-    latest.map((l) => l.symbol),
+    charted.list().map((l) => l.symbol),
     samples.map(({ t, item }) => ({ t, line: item.prices })),
   );
   const stats = session.sim.stats();

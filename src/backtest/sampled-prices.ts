@@ -45,6 +45,39 @@ export class PriceLines {
   }
 }
 
+/**
+ * A recording charts every symbol it holds when it holds at most this many; a wider one (the tickers
+ * endpoint lists hundreds of contracts) charts the symbols the strategies trade. Sampling every symbol
+ * of a wide recording at every equity sample would make a poll's cost grow with the recording's
+ * width (issue #24: 200 symbols must cost at most twice 5), for a report nobody could read.
+ */
+export const CHART_ALL_UP_TO = 8;
+
+/**
+ * The charted symbols' entries of a live `latest` list (it only grows at its end, as new symbols are
+ * seen), in the same order: the filtered list grows at its end too, so price lines stay aligned.
+ */
+export class ChartedLatest<L extends { readonly symbol: string }> {
+  readonly #latest: readonly L[];
+  readonly #charted: (symbol: string) => boolean;
+  readonly #list: L[] = [];
+  #seen = 0;
+
+  constructor(latest: readonly L[], charted: (symbol: string) => boolean) {
+    this.#latest = latest;
+    this.#charted = charted;
+  }
+
+  /** The charted entries now (the same array, grown when new symbols were seen). */
+  list(): readonly L[] {
+    for (; this.#seen < this.#latest.length; this.#seen++) {
+      const l = this.#latest[this.#seen] as L;
+      if (this.#charted(l.symbol)) this.#list.push(l);
+    }
+    return this.#list;
+  }
+}
+
 /** A sampled price: the recording's text, decoded exactly on first read. */
 class SampledPrice implements PricePoint {
   readonly t: number;

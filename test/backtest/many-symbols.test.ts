@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { prepareBacktest } from '../../src/backtest/prepare.ts';
 import { buildReport } from '../../src/backtest/report/index.ts';
 import { runBacktest } from '../../src/backtest/run-backtest.ts';
+import { CHART_ALL_UP_TO } from '../../src/backtest/sampled-prices.ts';
 import type { RecordedPoll, WireTicker } from '../../src/core/market.ts';
 import { tickerRows } from '../../src/core/ticker-rows.ts';
 import { openRecording, type OpenedRecording } from '../../src/market/recording/reader.ts';
@@ -102,11 +103,13 @@ describe('many symbols per poll, a few traded', () => {
       // The traded symbol's ticker is made (the strategy and the simulator's book read it); no other.
       expect(made).toEqual(SYMBOLS.map((s) => s === TRADED));
     }
-    // Every symbol's prices are still sampled for the report, from the recording's texts.
-    expect(Object.keys(lazy.record.prices)).toEqual(SYMBOLS);
+    // A wide recording (more than CHART_ALL_UP_TO symbols) charts the traded symbol only, sampled
+    // from the recording's texts; every symbol keeps its first and last price.
+    expect(SYMBOLS.length).toBeGreaterThan(CHART_ALL_UP_TO);
+    expect(Object.keys(lazy.record.prices)).toEqual([TRADED]);
     const first = polls()[0] as RecordedPoll;
     for (const t of first.tickers) {
-      expect(lazy.record.prices[t.symbol]?.[0]?.last.toFixed()).toBe(t.last);
+      if (t.symbol === TRADED) expect(lazy.record.prices[t.symbol]?.[0]?.last.toFixed()).toBe(t.last);
       expect(lazy.record.priceRanges?.[t.symbol]?.first.toFixed()).toBe(t.last);
     }
 
@@ -116,6 +119,24 @@ describe('many symbols per poll, a few traded', () => {
     expect(lazy.report.json).toBe(plain.report.json);
     expect(lazy.report.csv).toBe(plain.report.csv);
     expect(lazy.report.html).toBe(plain.report.html);
+  }, 60_000);
+
+  it('charts every symbol of a narrow recording, traded or not', async () => {
+    const dir = tempDir();
+    const data = join(dir, 'narrow.ndjson');
+    const narrow = SYMBOLS.slice(0, CHART_ALL_UP_TO);
+    writeFileSync(
+      data,
+      [
+        JSON.stringify({ meta: { symbols: narrow } }),
+        ...polls().map((p) =>
+          JSON.stringify({ ...p, tickers: p.tickers.filter((t) => narrow.includes(t.symbol)) }),
+        ),
+        '',
+      ].join('\n'),
+    );
+    const { record } = await backtest(false, { config: files().config, data });
+    expect(Object.keys(record.prices)).toEqual(narrow);
   }, 60_000);
 
   it("hands the engine the tickers of its strategies' symbols only, as a live run's feed does", async () => {
