@@ -2,14 +2,14 @@
 //   node bin/run-ts.js bench/replay-child.ts CONFIG RECORDING
 // Prints one JSON line: polls, tickers, wall and CPU milliseconds of the replay (strategy loading
 // excluded), and the process's peak resident set size in bytes.
-import { prepareBacktest } from '../src/backtest/prepare.ts';
-import { runBacktest } from '../src/backtest/run-backtest.ts';
+import { engineModules } from './engine-modules.ts';
 
 const [config, recording] = process.argv.slice(2);
 if (config === undefined || recording === undefined) {
   process.stderr.write('usage: node bin/run-ts.js bench/replay-child.ts CONFIG RECORDING\n');
   process.exit(2);
 }
+const { prepareBacktest, runBacktest, tree } = await engineModules();
 const prepared = await prepareBacktest({ configPath: config, data: recording, env: process.env });
 const cpu0 = process.cpuUsage();
 const t0 = performance.now();
@@ -26,5 +26,6 @@ console.log(
     cpuMs: (cpu.user + cpu.system) / 1000,
     // maxRSS is in kilobytes.
     maxRssBytes: process.resourceUsage().maxRSS * 1024,
+    tree,
   }),
 );

@@ -7,11 +7,11 @@
 //   node --expose-gc bin/run-ts.js bench/symbols-child.ts CONFIG ROUNDS RECORDING...
 // Prints one JSON line per recording: polls, tickers, and the best CPU milliseconds of its replays, of
 // the reading inside them, and of the rest.
-import { prepareBacktest } from '../src/backtest/prepare.ts';
-import { runBacktest } from '../src/backtest/run-backtest.ts';
 import type { RecordedPoll } from '../src/core/market.ts';
-import { tickerRows } from '../src/core/ticker-rows.ts';
-import { openRecording, type OpenedRecording } from '../src/market/recording/reader.ts';
+import type { OpenedRecording } from '../src/market/recording/reader.ts';
+import { engineModules } from './engine-modules.ts';
+
+const { prepareBacktest, runBacktest, tickerRows, openRecording } = await engineModules();
 
 const [config, roundsText, ...files] = process.argv.slice(2);
 const rounds = Number(roundsText);

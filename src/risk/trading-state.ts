@@ -39,10 +39,9 @@ export function updateTradingState(
   // At or above the peak (a peak ≤ 0 included, equity being positive here): no drawdown.
   if (state === 'HALTED' || equityPeak.lte(equityNow)) return state;
   const lossTimes100 = equityPeak.minus(equityNow).times(100);
-  const reaches = (pct: Dec): boolean => lossTimes100.gte(equityPeak.times(pct));
-  const byDrawdown: TradingState = reaches(limits.drawdownHaltPct)
+  const byDrawdown: TradingState = lossTimes100.gte(equityPeak.times(limits.drawdownHaltPct))
     ? 'HALTED'
-    : reaches(limits.drawdownReducePct)
+    : lossTimes100.gte(equityPeak.times(limits.drawdownReducePct))
       ? 'REDUCING'
       : 'ACTIVE';
   return stricter(state, byDrawdown);
