@@ -241,7 +241,7 @@ export class Reconciler {
     const now = this.#d.clock.now();
     const blocked = this.#bulkWake(now, deferred) ? new Set<Loop>() : this.#chargeEachRound(now, deferred);
     for (const [loop, d] of [...this.#dormant]) {
-      const changed = opts.work === true || sc.venueVersion() !== d.version || sc.quiet?.() !== true;
+      const changed = opts.work === true || sc.venueVersion(loop) !== d.version || sc.quiet?.() !== true;
       if (!blocked.has(loop) && !changed) continue;
       this.#dormant.delete(loop);
       if (this.#running) this.#schedule(loop, Math.max(0, d.due - now));
@@ -505,7 +505,7 @@ export class Reconciler {
       const sc = this.#d.shortcut;
       if (sc?.quiet?.() === true) {
         const statuses = open.map((o) => o.status);
-        this.#dormant.set(loop, { due: this.#d.clock.now() + ms, version: sc.venueVersion(), statuses });
+        this.#dormant.set(loop, { due: this.#d.clock.now() + ms, version: sc.venueVersion(loop), statuses });
       } else {
         this.#schedule(loop, ms);
       }
@@ -550,7 +550,7 @@ export class Reconciler {
     const sc = this.#d.shortcut;
     const last = this.#lastReal.get(loop);
     if (sc?.quiet === undefined || last === undefined || this.#pending > 0) return false;
-    if (sc.venueVersion() !== last.version || !sc.quiet()) return false;
+    if (sc.venueVersion(loop) !== last.version || !sc.quiet()) return false;
     const open = this.#d.store.openOrders();
     if (open.some((o) => o.orderId === undefined)) return false;
     const statuses = open.map((o) => o.status);
@@ -579,7 +579,7 @@ export class Reconciler {
     const sc = this.#d.shortcut;
     const last = this.#lastReal.get(loop);
     if (sc === undefined || last === undefined || this.#pending > 0) return undefined;
-    if (sc.venueVersion() !== last.version) return undefined;
+    if (sc.venueVersion(loop) !== last.version) return undefined;
     const open = this.#d.store.openOrders();
     if (open.some((o) => o.orderId === undefined)) return undefined;
     return this.#chargeSkipped(loop) ? open : undefined;
@@ -644,7 +644,7 @@ export class Reconciler {
     const sc = this.#d.shortcut;
     if (sc === undefined) return { read, done: () => undefined };
     this.#lastReal.delete(loop);
-    const version = sc.venueVersion();
+    const version = sc.venueVersion(loop);
     const reads: EndpointId[] = [];
     return {
       read: (endpoint, run) => {

@@ -18,8 +18,11 @@ import type { PlanCursor } from './plan-history-window.ts';
  * every revision changes the venue version; their cursor still moves on, as a real poll moves it).
  */
 export interface RoundShortcut {
-  /** Changes whenever an order or a fill changes at the venue. */
-  readonly venueVersion: () => number;
+  /**
+   * Changes whenever something `loop` reads changes at the venue: an order or a fill for the fills
+   * and history loops, a plan order (or a triggered plan's child) for the plan loop.
+   */
+  readonly venueVersion: (loop: Loop) => number;
   /**
    * Charges reads that are not sent, at `at` (default now: then only while sending them would not
    * have waited for anything); false (the round then runs for real) when that cannot be done.

@@ -185,6 +185,19 @@ export class MatchingCore {
     return this.#version + this.#plans.version;
   }
 
+  /** The part of `version` orders and fills make (what order history and fills reads show). */
+  get orderVersion(): number {
+    return this.#version;
+  }
+
+  /**
+   * The part of `version` plan orders make (what plan reads show: a triggered plan's row carries its
+   * child's progress, and every child revision is a plan revision too: plans.ts).
+   */
+  get planVersion(): number {
+    return this.#plans.version;
+  }
+
   /**
    * True when an order waits for a due time (activation, cancel completion) or a preset plan for its
    * lag: time alone changes it. (A plan's 90-day expiry is not counted: it is applied, and the version

@@ -144,11 +144,14 @@ export class SimPort implements ExchangePort {
   }
 
   /**
-   * The venue's state version at the clock's time (RoundShortcut in src/reconcile/pollers.ts):
-   * while it stays the same, every fills and history read answers as it did.
+   * The venue's state version at the clock's time (RoundShortcut in src/reconcile/pollers.ts): while it
+   * stays the same, every read answers as it did. `orders`: the part fills and history reads show;
+   * `plans`: the part plan reads show; default both.
    */
-  stateVersion(): number {
+  stateVersion(scope?: 'orders' | 'plans'): number {
     this.core.advanceTo(this.#clock.now());
+    if (scope === 'orders') return this.core.orderVersion;
+    if (scope === 'plans') return this.core.planVersion;
     return this.core.version;
   }
 

@@ -185,7 +185,7 @@ export class Session {
                     bulk: { spanMs: this.#deferralSpanMs(), charge: (b: BulkCharges) => this.#chargeBulk(b) },
                   }
                 : {}),
-              venueVersion: () => this.sim.stateVersion(),
+              venueVersion: (loop) => this.sim.stateVersion(loop === 'plans' ? 'plans' : 'orders'),
               chargeUnsent: (eps: readonly EndpointId[], at?: number) => this.sim.chargeUnsent(eps, at),
               chargeUnsentRounds: (rounds: readonly UnsentReads[]) => this.sim.chargeUnsentRounds(rounds),
               quiet: () => this.sim.quiet(),
