@@ -19,12 +19,13 @@
 // several loops over the lines already in memory (decompression excluded): the strictest baseline.
 // Wall-clock rates are given too; on a shared machine CPU time is the steadier figure.
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
+import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import { isStrategyDefinition, type StrategyDefinition } from '../src/strategy/define.ts';
 import { gzipLines, pollLines } from './recording-files.ts';
 import { strategyFloor } from './strategy-floor.ts';
@@ -41,6 +42,12 @@ export interface BenchReplayOptions {
   readonly factor?: number;
   /** Progress lines (stderr by default). */
   readonly log?: (line: string) => void;
+  /**
+   * A bundled config whose strategy is also replayed at 1× and `factor`× (the issue's bar is set
+   * with the bundled example strategy): its marginal ratio is reported beside sma-cross's. Its
+   * drawdown breaker is relaxed as the sma config's is (it would stop trading in the longer copies).
+   */
+  readonly exampleConfig?: string;
 }
 
 export interface ChildResult {
@@ -111,6 +118,11 @@ export interface MarginalFigures {
   readonly engineMicrosPerQuietPoll: number;
   /** CPU per order of sma-cross beyond the quiet replay, 1× recording: (sma − idle) ÷ orders (target ≤ 50 µs). */
   readonly engineMicrosPerOrder: number;
+  /** The bundled example (`exampleConfig`): its config, marginal CPU µs per poll, the ratio, its orders. */
+  readonly exampleConfig?: string;
+  readonly exampleReplayMicrosPerPoll?: number;
+  readonly exampleMarginalRatioToBareParse?: number;
+  readonly exampleOrders?: number;
 }
 
 /** The bench's strategy: the sma-cross fixture (market orders on a moving-average cross). */
@@ -179,6 +191,38 @@ async function writeRepeated(lines: readonly string[], factor: number, path: str
     }
   }
   await out.end();
+}
+
+/** The bundled example config replayed at 1× and N×: its marginal figures (see `exampleConfig`). */
+async function exampleFigures(
+  configPath: string,
+  dir: string,
+  recording: string,
+  longer: string,
+  perLineMicros: number,
+  log: (line: string) => void,
+): Promise<Partial<MarginalFigures>> {
+  const doc = parseYaml(readFileSync(resolve(REPO, configPath), 'utf8')) as Record<string, unknown>;
+  const risk = (doc['risk'] ?? {}) as Record<string, unknown>;
+  doc['risk'] = { ...risk, drawdownReducePct: 90, drawdownHaltPct: 95 };
+  doc['log'] = { level: 'warn' };
+  // Strategy files are named relative to the config: make them absolute for the copy in `dir`.
+  doc['strategies'] = ((doc['strategies'] ?? []) as Record<string, unknown>[]).map((s) => ({
+    ...s,
+    file: resolve(REPO, String(s['file'])),
+  }));
+  const config = join(dir, 'example.yaml');
+  writeFileSync(config, stringifyYaml(doc));
+  log(`replaying both recordings with the bundled example (${configPath})`);
+  const one = await replayInChild(config, recording);
+  const four = await replayInChild(config, longer);
+  const perPoll = ((four.cpuMs - one.cpuMs) * 1000) / Math.max(1, four.polls - one.polls);
+  return {
+    exampleConfig: configPath,
+    exampleReplayMicrosPerPoll: round(perPoll),
+    exampleMarginalRatioToBareParse: round(perLineMicros / perPoll, 4),
+    exampleOrders: one.orders,
+  };
 }
 
 async function replayInChild(config: string, recording: string): Promise<ChildResult> {
@@ -263,6 +307,9 @@ export async function benchReplay(
         quietRatioToBareParse: round(perLine / quietPerPoll, 4),
         engineMicrosPerQuietPoll: round(quietPerPoll - micros(tickersFloorMs, lines.length), 2),
         engineMicrosPerOrder: round(micros(one.cpuMs - idleOne.cpuMs, one.orders), 1),
+        ...(opts.exampleConfig !== undefined
+          ? await exampleFigures(opts.exampleConfig, dir, recording, longer, perLine, log)
+          : {}),
       };
       log(`marginal: ${JSON.stringify(marginal)}`);
     }

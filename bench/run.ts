@@ -55,17 +55,22 @@ async function runReplay(quick: boolean): Promise<ReplaySummary> {
   if (typeof mod.benchReplay !== 'function')
     throw new Error('bench/replay.ts exports no benchReplay function');
   const run = mod.benchReplay as (path: string, opts: object) => Promise<unknown>;
-  const r = replaySummarySchema.safeParse(await run(RECORDING, quick ? { maxPolls: 10_000 } : {}));
+  const r = replaySummarySchema.safeParse(
+    await run(RECORDING, { ...(quick ? { maxPolls: 10_000 } : {}), exampleConfig: 'config/month.yaml' }),
+  );
   if (!r.success) throw new Error(`benchReplay returned an unexpected shape: ${r.error.message}`);
   // The bundled ticker recording (1-second polls of two symbols, 5 minutes): too short to replay
   // alone, so its marginal rate is taken between 1× and 32× time-shifted copies.
-  const t = replaySummarySchema.safeParse(await run(TICKS_RECORDING, { factor: quick ? 8 : 32 }));
+  const t = replaySummarySchema.safeParse(
+    await run(TICKS_RECORDING, { factor: quick ? 8 : 32, exampleConfig: 'config/example.yaml' }),
+  );
   if (!t.success) throw new Error(`benchReplay returned an unexpected shape: ${t.error.message}`);
   return {
     ...r.data,
     ticks1s: t.data,
     ticksMarginalRatioToBareParse: t.data['marginalRatioToBareParse'],
     ticksEngineMicrosPerQuietPoll: t.data['engineMicrosPerQuietPoll'],
+    ticksExampleMarginalRatioToBareParse: t.data['exampleMarginalRatioToBareParse'],
   };
 }
 
