@@ -6,29 +6,18 @@
 import type { ClientOid, TradeId } from '../core/ids.ts';
 import type { Order } from '../core/orders.ts';
 import type { StoredFill } from './port.ts';
-import { fillFromRow, fillToRow, orderFromRow, orderToRow, type FillRow, type OrderRow } from './rows.ts';
+import {
+  fillFromRow,
+  fillToRow,
+  ORDER_DATA_COLUMNS,
+  orderFromRow,
+  orderValues,
+  type FillRow,
+  type OrderRow,
+} from './rows.ts';
 
-const ORDER_KEYS = [
-  'client_oid',
-  'order_id',
-  'strategy',
-  'symbol',
-  'side',
-  'order_type',
-  'price',
-  'size',
-  'status',
-  'filled_qty',
-  'avg_price',
-  'fills_qty',
-  'fills_value',
-  'tag',
-  'reason',
-  'created_at',
-  'updated_at',
-  'trigger_price',
-  'plan_order_id',
-] as const satisfies readonly (keyof OrderRow)[];
+/** The order columns as `orderValues` lists them (the SQLite store's INSERT order). */
+const ORDER_KEYS = [...ORDER_DATA_COLUMNS, 'client_oid'] as const satisfies readonly (keyof OrderRow)[];
 
 const FILL_KEYS = [
   'trade_id',
@@ -99,7 +88,7 @@ export class ColdRows {
   }
 
   addOrder(o: Order): void {
-    this.#orders.set(o.clientOid, encode(orderToRow(o), ORDER_KEYS));
+    this.#orders.set(o.clientOid, JSON.stringify(orderValues(o)));
   }
 
   /** Takes an order back out (it is being updated again); undefined when it is not here. */
