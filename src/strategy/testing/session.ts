@@ -319,6 +319,16 @@ export class Session {
   async #feedTimed(poll: RecordedPoll): Promise<void> {
     await this.vt.advanceTo(poll.t, () => this.settle());
     this.sim.applyPoll(poll);
+    // Settled once the timers due by the poll have run: the read would be sent at once, so it is
+    // charged as a quiet poll's is (#readUnsent), without the read lane's promise and queue.
+    if (this.#quietPolls && this.#settledNow()) {
+      const tickers = this.#readUnsent();
+      if (tickers !== undefined) {
+        this.#tick(poll, tickers);
+        if (!this.#settledNow()) await this.settle();
+        return;
+      }
+    }
     await this.#readAndTick(poll);
   }
 
