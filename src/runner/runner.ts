@@ -18,9 +18,12 @@ import type { EngineStrategyConfig } from '../engine/engine.ts';
 import { schedulerTimers } from '../execution/timers.ts';
 import type { Credentials } from '../exchange/weex/signer.ts';
 import { startObservability, type Observability } from '../obs/setup.ts';
+import type { PromMetrics } from '../obs/metrics.ts';
+import type { Registry } from 'prom-client';
 import type { RootLoggerOptions } from '../obs/logger.ts';
 import { RECONCILE_META } from '../reconcile/pollers.ts';
 import { SqliteStore } from '../store/sqlite-store.ts';
+import { dec } from '../core/decimal.ts';
 import { MetricsBridge } from './metrics-bridge.ts';
 import { engineOptions, reconcilerConfig } from './options.ts';
 import { readinessOf } from './readiness.ts';
@@ -31,6 +34,12 @@ import { createSession, type Session } from './session.ts';
 import { shutdown, type ShutdownReport } from './shutdown.ts';
 import { installSignals, signalExitCode } from './signals.ts';
 import { startControl } from './control.ts';
+import { resolveConsoleTokens, type ConsoleTokens } from '../console/auth.ts';
+import { resolveNotifyTargets } from '../notify/targets.ts';
+import type { NotifyTarget } from '../notify/types.ts';
+import { startRunnerConsole, type RunnerConsole } from './console.ts';
+import { startRunNotifications, type RunNotifications } from './notify.ts';
+import { createPauseBook, pausableStrategies } from './pause.ts';
 import { loadConfiguredStrategies } from './strategies.ts';
 import { TickerFeed } from './ticker-feed.ts';
 import { openVenue, type Venue } from './venue.ts';
@@ -76,6 +85,12 @@ function credentialsFor(config: Config, env: Env, live: boolean): Credentials | 
 export async function runTrading(opts: RunOptions): Promise<RunResult> {
   const { config } = opts;
   const credentials = credentialsFor(config, opts.env, opts.live);
+  // The console's tokens and the webhook URLs are checked before anything starts (a console on a
+  // public address without a token is refused here), and censored from every log line.
+  const surfaces: Surfaces = {
+    ...(config.console.enabled ? { consoleTokens: resolveConsoleTokens(config.console, opts.env) } : {}),
+    notifyTargets: resolveNotifyTargets(config.notify, opts.env),
+  };
   // A bad strategy (file, params, symbols) is refused before the metrics port, the store or the
   // venue are touched.
   const strategies = await loadConfiguredStrategies(
@@ -88,13 +103,13 @@ export async function runTrading(opts: RunOptions): Promise<RunResult> {
     detail: 'starting',
   });
   const obs = await startObservability(config, {
-    secrets: secretValues(credentials),
+    secrets: [...secretValues(credentials), ...surfaceSecrets(surfaces)],
     readiness: () => ready(),
     ...(opts.logger !== undefined ? { logger: opts.logger } : {}),
   });
   const log = obs.logger.child({ component: 'runner' });
   try {
-    return await runWith(opts, strategies, credentials, obs, log, (fn) => {
+    return await runWith(opts, strategies, credentials, surfaces, obs, log, (fn) => {
       ready = fn;
     });
   } catch (e) {
@@ -109,6 +124,7 @@ async function runWith(
   opts: RunOptions,
   strategies: readonly EngineStrategyConfig[],
   credentials: Credentials | undefined,
+  surfaces: Surfaces,
   obs: Observability,
   log: Logger,
   setReadiness: (fn: () => ReturnType<typeof readinessOf>) => void,
@@ -158,7 +174,13 @@ async function runWith(
   let session: Session | undefined;
   let sharedBudget: SharedBudget | undefined;
   // Everything that keeps the event loop alive, so the finally block can stop it whatever failed.
-  const running: { bridge?: MetricsBridge; feed?: TickerFeed; control?: { stop(): void } } = {};
+  const running: {
+    bridge?: MetricsBridge;
+    feed?: TickerFeed;
+    control?: { stop(): void };
+    console?: RunnerConsole;
+    notify?: RunNotifications;
+  } = {};
   try {
     venue = await openVenue({
       config,
@@ -181,6 +203,12 @@ async function runWith(
       metrics: obs.metrics,
     });
     const gate = sharedBudget;
+    // Pause / resume of single strategies (the console): kept in the store across restarts.
+    const pauses = createPauseBook({
+      strategies: strategies.map((s) => s.id),
+      store,
+      log: obs.logger.child({ component: 'pause' }),
+    });
     session = createSession({
       port: venue.port,
       store,
@@ -189,12 +217,14 @@ async function runWith(
       timers,
       log: obs.logger,
       specs,
-      strategies,
+      strategies: pausableStrategies(strategies, pauses),
       engine: { ...engineOptions(config), ...(gate !== undefined ? { budgetGate: gate } : {}) },
       reconcile: reconcilerConfig(config.polling),
       onRound: (r) => {
         if (r.full) lastFullRoundAt = wallClock.now();
         running.bridge?.round(r);
+        running.console?.round(r);
+        running.notify?.round(r);
       },
     });
     const { engine, reconciler } = session;
@@ -258,13 +288,57 @@ async function runWith(
 
     // The operator channel (`capibot kill`): a kill requested while we were down is honoured before
     // any strategy acts.
+    if (surfaces.notifyTargets.length > 0)
+      running.notify = startRunNotifications({
+        config,
+        targets: surfaces.notifyTargets,
+        engine,
+        store,
+        log: obs.logger,
+        registry: registryOf(obs.metrics),
+      });
     const control = startControl({
       store,
       engine,
       log: obs.logger,
-      onKill: () => reconciler.nudge(),
+      onKill: (reason) => {
+        reconciler.nudge();
+        running.notify?.killed(reason);
+      },
     });
     running.control = control;
+    if (surfaces.consoleTokens !== undefined) {
+      const notify = running.notify;
+      running.console = await startRunnerConsole({
+        config,
+        tokens: surfaces.consoleTokens,
+        engine,
+        store,
+        control,
+        pauses,
+        log: obs.logger,
+        say,
+        ...(config.mode === 'paper' ? { startingEquity: dec(config.paper.startingBalance) } : {}),
+        ...(notify !== undefined
+          ? {
+              onAction: (what: 'pause' | 'resume' | 'kill', detail: string) => {
+                if (what !== 'kill')
+                  notify.say(
+                    'disabled',
+                    `capibot: strategy ${detail} ${what}d`,
+                    `${detail} ${what}d from the console`,
+                  );
+              },
+            }
+          : {}),
+      });
+    }
+    const paused = pauses.paused();
+    if (paused.length > 0)
+      say(
+        `capibot run: warning: ${paused.join(', ')} ${paused.length === 1 ? 'is' : 'are'} paused (from an earlier run): ` +
+          'their placements are dropped until resumed from the console',
+      );
     engine.start();
     feed.start();
     reconciler.start();
@@ -327,6 +401,8 @@ async function runWith(
     running.feed?.stop();
     running.control?.stop();
     running.bridge?.stop();
+    await running.console?.close().catch((e: unknown) => log.error({ err: e }, 'console close failed'));
+    await running.notify?.close().catch((e: unknown) => log.error({ err: e }, 'notifications close failed'));
     session?.reconciler.stop();
     session?.engine.stop();
     session?.engine.executor.stop();
@@ -335,6 +411,25 @@ async function runWith(
     store.close();
     await venue?.close();
   }
+}
+
+/** The console's tokens and the webhook targets, resolved from the environment at start. */
+interface Surfaces {
+  readonly consoleTokens?: ConsoleTokens;
+  readonly notifyTargets: readonly NotifyTarget[];
+}
+
+/** The prom-client registry behind the run's metrics (absent when metrics are off). */
+function registryOf(m: Observability['metrics']): Registry | undefined {
+  return (m as Partial<PromMetrics>).registry;
+}
+
+function surfaceSecrets(s: Surfaces): string[] {
+  const t = s.consoleTokens;
+  return [
+    ...(t !== undefined ? [t.control, ...(t.read !== undefined ? [t.read] : [])] : []),
+    ...s.notifyTargets.map((n) => n.url),
+  ];
 }
 
 function exitCodeOf(r: StopReason): number {
