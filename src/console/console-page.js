@@ -77,6 +77,7 @@
     t.appendChild(head);
     rows.forEach(function (r) {
       var tr = el('tr', rowClass || '');
+      if (r && r.tradeId) tr.dataset.tradeId = r.tradeId;
       columns.forEach(function (c) {
         var cell = c.cell ? c.cell(r) : r[c.key];
         if (cell instanceof Node) {

@@ -60,6 +60,8 @@ export interface RunOptions {
   readonly logger?: Partial<RootLoggerOptions>;
   /** Install SIGINT/SIGTERM/SIGHUP handlers (default true). */
   readonly signals?: boolean;
+  /** Aborting it stops the run gracefully, like a signal (embedding, tests). */
+  readonly stop?: AbortSignal;
   /** Human lines for the terminal (the CLI passes ctx.out.info). */
   readonly say?: (line: string) => void;
 }
@@ -73,6 +75,7 @@ export interface RunResult {
 type StopReason =
   | { readonly kind: 'signal'; readonly signal: NodeJS.Signals }
   | { readonly kind: 'duration' }
+  | { readonly kind: 'requested' }
   | { readonly kind: 'data-ended' }
   | { readonly kind: 'failure'; readonly message: string };
 
@@ -144,6 +147,11 @@ async function runWith(
       resolve(r);
     };
   });
+  if (opts.stop !== undefined) {
+    const onAbort = (): void => requestStop({ kind: 'requested' });
+    if (opts.stop.aborted) onAbort();
+    else opts.stop.addEventListener('abort', onAbort, { once: true });
+  }
   const removeSignals =
     opts.signals === false
       ? () => undefined
@@ -442,6 +450,8 @@ function describe(r: StopReason): string {
       return r.signal;
     case 'duration':
       return 'duration reached';
+    case 'requested':
+      return 'stop requested';
     case 'data-ended':
       return 'the recording ended';
     case 'failure':
