@@ -74,7 +74,7 @@ export function fillRow(f: StoredFill, strategy: string | undefined): ConsoleFil
     at: f.createdTime,
     strategy: strategy ?? null,
     symbol: f.symbol,
-    side: f.positionSide !== '' ? `${f.direction} ${f.positionSide}`.trim() : f.orderSide,
+    side: f.direction !== '' ? f.direction.toLowerCase() : f.orderSide,
     size: decToString(f.size),
     price: f.size.gt(0) ? decToString(f.value.div(f.size).round(8)) : '0',
     fee: decToString(f.fee),

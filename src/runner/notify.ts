@@ -111,7 +111,7 @@ export function startRunNotifications(d: RunNotificationsDeps): RunNotifications
           fillsToday++;
           const strategy = f.clientOid !== undefined ? d.store.getOrder(f.clientOid)?.strategy : undefined;
           const price = f.size.gt(0) ? decToString(f.value.div(f.size).round(8)) : '0';
-          const side = `${f.direction} ${f.positionSide}`.trim();
+          const side = f.direction !== '' ? f.direction.toLowerCase() : f.orderSide;
           notice(
             'fill',
             `capibot: fill ${f.symbol}`,

@@ -7,7 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SqliteStore } from '../../src/store/sqlite-store.ts';
 import { crashVenue, inspect, type WireFill } from '../helpers/capibot-processes.ts';
 import { Browser, findChromium } from './cdp.ts';
-import { bearer, startConsoleRun, TOKEN, type ConsoleRun } from './harness.ts';
+import { serveBacktest } from '../../src/console/serve-backtest.ts';
+import { roundTrip } from '../backtest/report/fixtures.ts';
+import { bearer, READ_TOKEN, startConsoleRun, TOKEN, type ConsoleRun } from './harness.ts';
 
 const SKIP = process.env.CAPIBOT_SKIP_BROWSER === '1';
 const venue = crashVenue('console-browser', { seed: 7, t0: Date.UTC(2026, 0, 5) }, { faults: [] });
@@ -79,7 +81,9 @@ describe.skipIf(SKIP)('the web console in headless chromium', () => {
     const seen = new Set(
       await b.eval<string[]>("[...document.querySelectorAll('tr.fill')].map((r) => r.dataset.tradeId)"),
     );
-    const simFills = new Set((await inspect<WireFill[]>(venue().sim.url, '/sim/v1/fills')).map((f) => f.tradeId));
+    const simFills = new Set(
+      (await inspect<WireFill[]>(venue().sim.url, '/sim/v1/fills')).map((f) => f.tradeId),
+    );
     let fresh: string | undefined;
     for (let i = 0; i < 400 && fresh === undefined; i++) {
       const now = await inspect<WireFill[]>(venue().sim.url, '/sim/v1/fills');
@@ -96,11 +100,11 @@ describe.skipIf(SKIP)('the web console in headless chromium', () => {
     const b = browser;
     if (r === undefined || b === undefined) return expect.fail('no runner or browser');
     // Pause `second`: the confirmation first, nothing happens until it is confirmed.
-    await b.eval("document.querySelector('button[data-action=\"pause\"][data-strategy=\"second\"]').click()");
+    await b.eval('document.querySelector(\'button[data-action="pause"][data-strategy="second"]\').click()');
     expect(await b.eval<boolean>("document.getElementById('c-confirm').hidden")).toBe(false);
     await b.eval("document.getElementById('c-confirm-yes').click()");
     await b.waitFor<boolean>(
-      "document.querySelector('button[data-action=\"resume\"][data-strategy=\"second\"]') !== null",
+      'document.querySelector(\'button[data-action="resume"][data-strategy="second"]\') !== null',
       3_000,
     );
 
@@ -128,6 +132,45 @@ describe.skipIf(SKIP)('the web console in headless chromium', () => {
       expect(store.getMeta('control.paused')).toBe('["second"]');
     } finally {
       store.close();
+    }
+  }, 60_000);
+});
+
+describe.skipIf(SKIP)('a finished backtest in the same console page', () => {
+  it('shows the run read-only (no control), with its fills and equity, without console errors', async () => {
+    const chromium = findChromium();
+    if (chromium === undefined) return expect.fail('chromium not found');
+    const record = roundTrip();
+    const server = await serveBacktest({
+      record,
+      console: { host: '127.0.0.1', port: 0, tokenEnv: 'T', readTokenEnv: 'R', allowedOrigins: [] },
+      env: { T: TOKEN, R: READ_TOKEN },
+      say: () => undefined,
+    });
+    const b = await Browser.launch(chromium);
+    try {
+      await b.headers(bearer(READ_TOKEN));
+      await b.goto(`${server.url}/`);
+      await b.waitFor<boolean>("document.body.dataset.status === 'ok'", 20_000);
+      expect(await b.eval<string>('document.body.dataset.role')).toBe('read');
+      expect(await b.eval<string>("document.getElementById('c-mode').textContent")).toMatch(
+        /finished backtest/,
+      );
+      expect(await b.eval<boolean>("document.getElementById('c-controls').hidden")).toBe(true);
+      expect(await b.eval<number>("document.querySelectorAll('button[data-action]').length")).toBe(0);
+      expect(await b.eval<number>("document.querySelectorAll('tr.fill').length")).toBe(record.fills.length);
+      expect(await b.eval<number>("document.querySelectorAll('#c-equity canvas').length")).toBeGreaterThan(0);
+      expect(b.errors).toEqual([]);
+      // The control token cannot act on a backtest either.
+      const res = await fetch(`${server.url}/api/control`, {
+        method: 'POST',
+        headers: { ...bearer(TOKEN), 'Content-Type': 'application/json', 'X-Capibot-Console': '1' },
+        body: JSON.stringify({ action: 'kill', confirm: 'KILL' }),
+      });
+      expect(res.status).toBe(403);
+    } finally {
+      await b.close();
+      await server.close();
     }
   }, 60_000);
 });

@@ -40,10 +40,14 @@ export class Browser {
   readonly #profile: string;
   readonly #ws: WebSocket;
   #seq = 0;
-  readonly #waiting = new Map<number, { ok: (r: Record<string, unknown>) => void; fail: (e: Error) => void }>();
+  readonly #waiting = new Map<
+    number,
+    { ok: (r: Record<string, unknown>) => void; fail: (e: Error) => void }
+  >();
   /** Console errors, uncaught exceptions and failed network loads, as text. */
   readonly errors: string[] = [];
   readonly dialogs: string[] = [];
+  readonly #onLoad: (() => void)[] = [];
 
   private constructor(child: ChildProcess, profile: string, ws: WebSocket) {
     this.#child = child;
@@ -124,7 +128,8 @@ export class Browser {
         this.errors.push(`exception: ${JSON.stringify(p['exceptionDetails'])}`);
         break;
       case 'Runtime.consoleAPICalled':
-        if (p['type'] === 'error' || p['type'] === 'assert') this.errors.push(`console.${String(p['type'])}: ${JSON.stringify(p['args'])}`);
+        if (p['type'] === 'error' || p['type'] === 'assert')
+          this.errors.push(`console.${String(p['type'])}: ${JSON.stringify(p['args'])}`);
         break;
       case 'Log.entryAdded': {
         const e = p['entry'] as { level?: string; text?: string; url?: string } | undefined;
@@ -134,6 +139,10 @@ export class Browser {
       case 'Page.javascriptDialogOpening':
         this.dialogs.push(String(p['message']));
         break;
+      case 'Page.loadEventFired':
+        for (const fn of this.#onLoad.splice(0)) fn();
+        break;
+      case undefined:
       default:
         break;
     }
@@ -152,14 +161,18 @@ export class Browser {
     await this.send('Network.setExtraHTTPHeaders', { headers: h });
   }
 
+  /** Navigates and waits for the load event. */
   async goto(url: string): Promise<void> {
+    const loaded = new Promise<void>((ok) => this.#onLoad.push(ok));
     await this.send('Page.navigate', { url });
+    await loaded;
   }
 
   /** The value of `expression` in the page (JSON-serialisable). */
   async eval<T>(expression: string): Promise<T> {
     const r = await this.send('Runtime.evaluate', { expression, returnByValue: true, awaitPromise: true });
-    if (r['exceptionDetails'] !== undefined) throw new Error(`evaluate failed: ${JSON.stringify(r['exceptionDetails'])}`);
+    if (r['exceptionDetails'] !== undefined)
+      throw new Error(`evaluate failed: ${JSON.stringify(r['exceptionDetails'])}`);
     return (r['result'] as { value: T }).value;
   }
 
@@ -167,7 +180,8 @@ export class Browser {
   async waitFor<T>(expression: string, timeoutMs: number, everyMs = 25): Promise<T> {
     const until = Date.now() + timeoutMs;
     for (;;) {
-      const v = await this.eval<T>(expression);
+      // An expression that throws (the document is still being replaced) counts as not yet.
+      const v = await this.eval<T>(`(() => { try { return (${expression}); } catch { return false; } })()`);
       if (v) return v;
       if (Date.now() > until) throw new Error(`timed out waiting for ${expression}`);
       await new Promise((r) => setTimeout(r, everyMs));
@@ -180,6 +194,11 @@ export class Browser {
     this.#child.kill('SIGTERM');
     await Promise.race([exited, new Promise((r) => setTimeout(r, 5_000))]);
     if (this.#child.exitCode === null) this.#child.kill('SIGKILL');
-    rmSync(this.#profile, { recursive: true, force: true });
+    // Chromium's helper processes may still write into the profile for a moment after it exits.
+    try {
+      rmSync(this.#profile, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+    } catch {
+      // a leftover temporary folder is not a test failure
+    }
   }
 }

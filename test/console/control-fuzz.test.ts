@@ -72,7 +72,11 @@ describe('console control API on a running bot', () => {
     const command = fc.record({
       body: fc.oneof(
         fc.record({ action: fc.constantFrom('pause', 'resume'), strategy }),
-        fc.record({ action: fc.constant('kill'), confirm: fc.constantFrom('KILL', 'kill', 'yes'), reason: fc.string({ maxLength: 50 }) }),
+        fc.record({
+          action: fc.constant('kill'),
+          confirm: fc.constantFrom('KILL', 'kill', 'yes'),
+          reason: fc.string({ maxLength: 50 }),
+        }),
         fc.dictionary(fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 3 }),
         fc.constant('not json'),
       ),
@@ -94,12 +98,26 @@ describe('console control API on a running bot', () => {
           // What the model says may happen: only a control token with the CSRF header and a valid body.
           const allowed = c.token === 'control' && c.csrfHeader;
           const b = c.body as Record<string, unknown>;
-          const valid = typeof c.body !== 'string' && Object.keys(b).every((k) => ['action', 'strategy', 'confirm', 'reason'].includes(k));
-          if (allowed && valid && (b['action'] === 'pause' || b['action'] === 'resume') && ids.includes(String(b['strategy'])) && Object.keys(b).length === 2) {
+          const valid =
+            typeof c.body !== 'string' &&
+            Object.keys(b).every((k) => ['action', 'strategy', 'confirm', 'reason'].includes(k));
+          if (
+            allowed &&
+            valid &&
+            (b['action'] === 'pause' || b['action'] === 'resume') &&
+            ids.includes(String(b['strategy'])) &&
+            Object.keys(b).length === 2
+          ) {
             expect(res.status).toBe(200);
             if (b['action'] === 'pause') model.paused.add(String(b['strategy']));
             else model.paused.delete(String(b['strategy']));
-          } else if (allowed && valid && b['action'] === 'kill' && b['confirm'] === 'KILL' && Object.keys(b).length === 3) {
+          } else if (
+            allowed &&
+            valid &&
+            b['action'] === 'kill' &&
+            b['confirm'] === 'KILL' &&
+            Object.keys(b).length === 3
+          ) {
             expect(res.status).toBe(200);
             model.halted = true;
           } else {

@@ -56,7 +56,11 @@ export function runYaml(simUrl: string, store: string, extra: readonly string[] 
   ].join('\n');
 }
 
-export async function startConsoleRun(simUrl: string, dir: string, extra: readonly string[] = []): Promise<ConsoleRun> {
+export async function startConsoleRun(
+  simUrl: string,
+  dir: string,
+  extra: readonly string[] = [],
+): Promise<ConsoleRun> {
   const store = join(dir, `store-${Date.now()}.sqlite`);
   const config = parseConfigText(runYaml(simUrl, store, extra), 'console-test.yaml', {});
   const said: string[] = [];

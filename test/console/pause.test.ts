@@ -5,13 +5,21 @@ import { describe, expect, it } from 'vitest';
 import type { Intent } from '../../src/core/intents.ts';
 import { createPauseBook, pausableStrategies, PAUSED_META } from '../../src/runner/pause.ts';
 import { defineStrategy } from '../../src/strategy/define.ts';
-import type { HookStrategyInstance, StrategyContext, StreamStrategyInstance } from '../../src/strategy/types.ts';
+import type {
+  HookStrategyInstance,
+  StrategyContext,
+  StreamStrategyInstance,
+} from '../../src/strategy/types.ts';
 import { z } from 'zod';
 
 const place = { kind: 'place' } as unknown as Intent;
 const cancel = { kind: 'cancel' } as unknown as Intent;
 
-function metaStore(): { getMeta(k: string): string | undefined; setMeta(k: string, v: string): void; map: Map<string, string> } {
+function metaStore(): {
+  getMeta(k: string): string | undefined;
+  setMeta(k: string, v: string): void;
+  map: Map<string, string>;
+} {
   const map = new Map<string, string>();
   return { map, getMeta: (k) => map.get(k), setMeta: (k, v) => void map.set(k, v) };
 }
@@ -22,13 +30,9 @@ const hooks = defineStrategy({
   params: z.object({}),
   symbols: () => ['cmt_btcusdt'],
   create: (): HookStrategyInstance => {
-    let seen = 0;
     return {
-      onTicker: () => (++seen, [place, cancel]),
+      onTicker: () => [place, cancel],
       onFill: () => place,
-      get timerIntervalMs() {
-        return undefined;
-      },
     };
   },
 });

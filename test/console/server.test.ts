@@ -32,11 +32,19 @@ const auth = (t: string) => ({ Authorization: `Bearer ${t}` });
 const csrf = { 'Content-Type': 'application/json', 'X-Capibot-Console': '1' };
 
 function post(s: ConsoleServer, body: string, headers: Record<string, string> = {}): Promise<Response> {
-  return fetch(`${s.url}/api/control`, { method: 'POST', headers: { ...auth(CONTROL), ...csrf, ...headers }, body });
+  return fetch(`${s.url}/api/control`, {
+    method: 'POST',
+    headers: { ...auth(CONTROL), ...csrf, ...headers },
+    body,
+  });
 }
 
 /** A raw request (fetch normalises paths: `..` must reach the server as sent). */
-function raw(s: ConsoleServer, path: string, headers: Record<string, string> = auth(CONTROL)): Promise<number> {
+function raw(
+  s: ConsoleServer,
+  path: string,
+  headers: Record<string, string> = auth(CONTROL),
+): Promise<number> {
   return new Promise((ok, fail) => {
     const req = request({ host: s.host, port: s.port, path, headers }, (res) => {
       res.resume();
@@ -81,7 +89,14 @@ describe('console server', () => {
     const s = await serve();
     const basic = `Basic ${Buffer.from(`anyone:${READ}`).toString('base64')}`;
     for (const headers of [auth(CONTROL), { Authorization: basic }]) {
-      for (const path of ['/', '/static/console.js', '/static/console.css', '/static/lightweight-charts.js', '/api/session', '/api/snapshot']) {
+      for (const path of [
+        '/',
+        '/static/console.js',
+        '/static/console.css',
+        '/static/lightweight-charts.js',
+        '/api/session',
+        '/api/snapshot',
+      ]) {
         const res = await fetch(`${s.url}${path}`, { headers });
         expect(res.status, path).toBe(200);
         expect(res.headers.get('content-security-policy')).toMatch(/default-src 'none'/);
@@ -91,7 +106,9 @@ describe('console server', () => {
         expect(text).not.toContain(READ);
       }
     }
-    const session = (await (await fetch(`${s.url}/api/session`, { headers: { Authorization: basic } })).json()) as { role: string };
+    const session = (await (
+      await fetch(`${s.url}/api/session`, { headers: { Authorization: basic } })
+    ).json()) as { role: string };
     expect(session.role).toBe('read');
   });
 
@@ -187,14 +204,25 @@ describe('console server', () => {
     const s = await serve(src);
     const big = await post(s, JSON.stringify({ action: 'pause', strategy: 'x'.repeat(10_000) }));
     expect(big.status).toBe(413);
-    for (const body of ['{', 'null', '[]', '"kill"', '{"action":"kill"}', '{"action":"kill","confirm":"yes"}', '{"action":"pause"}', '{"action":"pause","strategy":"alpha","extra":1}', '{"action":"explode"}', '\u0000\u0001']) {
+    for (const body of [
+      '{',
+      'null',
+      '[]',
+      '"kill"',
+      '{"action":"kill"}',
+      '{"action":"kill","confirm":"yes"}',
+      '{"action":"pause"}',
+      '{"action":"pause","strategy":"alpha","extra":1}',
+      '{"action":"explode"}',
+      '\u0000\u0001',
+    ]) {
       const res = await post(s, body);
       expect(res.status, body).toBe(400);
     }
     expect((await post(s, JSON.stringify({ action: 'pause', strategy: 'nobody' }))).status).toBe(404);
     expect(src.killed).toBe(0);
     expect(src.paused.size).toBe(0);
-    // A body larger than its declared length, streamed: refused without buffering it all.
+    // A body sent without a declared length (chunked), larger than the limit: refused once it passes it.
     const streamed = await fetch(`${s.url}/api/control`, {
       method: 'POST',
       headers: { ...auth(CONTROL), ...csrf },
@@ -205,7 +233,7 @@ describe('console server', () => {
         },
       }),
       duplex: 'half',
-    } as RequestInit).catch(() => undefined);
+    }).catch(() => undefined);
     if (streamed !== undefined) expect(streamed.status).toBe(413);
     expect((await fetch(`${s.url}/api/snapshot`, { headers: auth(CONTROL) })).status).toBe(200);
     expect((await post(s, JSON.stringify({ action: 'pause', strategy: 'alpha' }))).status).toBe(200);

@@ -49,7 +49,11 @@ function notifier(targets: NotifyTarget[], registry: Registry, settings = fast):
   return n;
 }
 
-async function counter(registry: Registry, name: string, labels: Record<string, string> = {}): Promise<number> {
+async function counter(
+  registry: Registry,
+  name: string,
+  labels: Record<string, string> = {},
+): Promise<number> {
   const m = (await registry.getMetricsAsJSON()).find((x) => x.name === name);
   const values = (m?.values ?? []) as { value: number; labels: Record<string, string | number> }[];
   return values
@@ -61,7 +65,12 @@ describe('webhook templates', () => {
   it('renders the JSON, Telegram, Discord, Slack and ntfy bodies', () => {
     const n = notice();
     const json = JSON.parse(renderNotice(n, { format: 'json' }).body) as Record<string, unknown>;
-    expect(json).toMatchObject({ source: 'capibot', event: 'halt', title: 'capibot: HALTED', data: { to: 'HALTED' } });
+    expect(json).toMatchObject({
+      source: 'capibot',
+      event: 'halt',
+      title: 'capibot: HALTED',
+      data: { to: 'HALTED' },
+    });
     expect(json['at']).toBe('2026-01-01T00:00:00.000Z');
     expect(JSON.parse(renderNotice(n, { format: 'telegram', chatId: '-100123' }).body)).toMatchObject({
       chat_id: '-100123',
@@ -88,7 +97,10 @@ describe('webhook delivery', () => {
     const a = await capture();
     const b = await capture();
     const registry = new Registry();
-    const n = notifier([target(a.url), target(`${b.url}/hook`, { name: 'fills', format: 'slack', events: ['fill'] })], registry);
+    const n = notifier(
+      [target(a.url), target(`${b.url}/hook`, { name: 'fills', format: 'slack', events: ['fill'] })],
+      registry,
+    );
     n.send(notice('halt'));
     n.send(notice('fill', 'a fill'));
     await n.idle();
@@ -140,23 +152,36 @@ describe('webhook delivery', () => {
 
   it('does not retry a 4xx other than 429, and honours Retry-After on a 429', async () => {
     const s = await capture(403);
-    const o1 = await deliver(s.url, renderNotice(notice(), { format: 'json' }), { timeoutMs: 500, retries: 3, backoffMs: 10 });
+    const o1 = await deliver(s.url, renderNotice(notice(), { format: 'json' }), {
+      timeoutMs: 500,
+      retries: 3,
+      backoffMs: 10,
+    });
     expect(o1).toEqual({ ok: false, attempts: 1, reason: 'HTTP 403' });
     const waits: number[] = [];
-    const busy = await startLocalServer((_req, res, n) => sendJson(res, n === 1 ? 429 : 200, {}, { 'retry-after': '2' }));
+    const busy = await startLocalServer((_req, res, n) =>
+      sendJson(res, n === 1 ? 429 : 200, {}, { 'retry-after': '2' }),
+    );
     closers.push(() => busy.close());
     const o2 = await deliver(busy.url, renderNotice(notice(), { format: 'json' }), {
       timeoutMs: 500,
       retries: 3,
       backoffMs: 10,
-      sleep: async (ms) => void waits.push(ms),
+      sleep: (ms) => {
+        waits.push(ms);
+        return Promise.resolve();
+      },
     });
     expect(o2).toEqual({ ok: true, attempts: 2, status: 200 });
     expect(waits).toEqual([2000]);
   });
 
   it('fails over a closed port as a network error', async () => {
-    const o = await deliver('http://127.0.0.1:1/', renderNotice(notice(), { format: 'json' }), { timeoutMs: 500, retries: 0, backoffMs: 10 });
+    const o = await deliver('http://127.0.0.1:1/', renderNotice(notice(), { format: 'json' }), {
+      timeoutMs: 500,
+      retries: 0,
+      backoffMs: 10,
+    });
     expect(o).toMatchObject({ ok: false, reason: 'network error' });
   });
 

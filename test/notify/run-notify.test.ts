@@ -22,7 +22,11 @@ describe('notifications of a paper run', () => {
     const good = await startLocalServer((_req, res) => sendJson(res, 200, { ok: true }));
     const bad = await startLocalServer((_req, res) => sendJson(res, 500, { ok: false }));
     const hang = await startSilentServer();
-    closers.push(() => good.close(), () => bad.close(), () => hang.close());
+    closers.push(
+      () => good.close(),
+      () => bad.close(),
+      () => hang.close(),
+    );
     const config = paperConfig(join(dir, 'store.sqlite'), [
       'notify:',
       '  targets:',
