@@ -78,8 +78,7 @@ export async function loadConfiguredStrategies(
   for (const [i, s] of config.strategies.entries()) {
     if (!s.enabled) continue;
     const at: ConfigPath = ['strategies', i];
-    if (opts.skipMissing === true && !existsSync(isAbsolute(s.file) ? s.file : resolve(baseDir, s.file)))
-      continue;
+    if (opts.skipMissing === true && !existsSync(isAbsolute(s.file) ? s.file : resolve(baseDir, s.file))) continue;
     let definition: StrategyDefinition;
     try {
       ({ definition } = await loadStrategy(s.file, baseDir));
