@@ -223,6 +223,8 @@
         {
           title: 'State',
           cell: function (r) {
+            if (r.state === 'paused' && r.droppedWhilePaused > 0)
+              return 'paused (' + r.droppedWhilePaused + ' placement(s) dropped)';
             return r.state + (r.disabledReason ? ': ' + r.disabledReason : '');
           },
         },

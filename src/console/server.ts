@@ -120,6 +120,8 @@ export async function startConsoleServer(o: ConsoleServerOptions): Promise<Conso
       case '/api/snapshot':
         return send(res, 200, o.source.snapshot());
       case '/api/events':
+        // A HEAD has no body to stream: say what a GET would be, and end.
+        if (req.method === 'HEAD') return send(res, 200, {});
         if (!hub.add(res, { event: 'snapshot', data: JSON.stringify(o.source.snapshot()) }))
           send(res, 503, { error: 'too many open event streams' });
         // The stream outlives the request timeout.
