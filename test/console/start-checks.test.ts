@@ -45,6 +45,42 @@ describe('start-up checks of the console and the notifications', () => {
   });
 });
 
+describe('a console on loopback without a token variable', () => {
+  it('makes a token for the run, says it once, and lets only it in', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'capibot-console-start-'));
+    const said: string[] = [];
+    const answers: number[] = [];
+    const probes: Promise<void>[] = [];
+    const result = await runTrading({
+      config: paperConfig(join(dir, 'store.sqlite'), ['console:', '  enabled: true', '  port: 0']),
+      env: {},
+      live: false,
+      signals: false,
+      logger: { level: 'silent' },
+      say: (line) => {
+        said.push(line);
+        const token = /this run's control token is (\S+) /.exec(line)?.[1];
+        const url = said
+          .map((l) => /^console on (http:\/\/[^/]+)\//.exec(l)?.[1])
+          .find((u) => u !== undefined);
+        if (token === undefined || url === undefined) return;
+        probes.push(
+          (async () => {
+            answers.push((await fetch(`${url}/api/session`)).status);
+            answers.push(
+              (await fetch(`${url}/api/session`, { headers: { Authorization: `Bearer ${token}` } })).status,
+            );
+          })(),
+        );
+      },
+    });
+    await Promise.all(probes);
+    expect(result.exitCode).toBe(0);
+    expect(answers).toEqual([401, 200]);
+    expect(said.filter((l) => l.includes('control token is'))).toHaveLength(1);
+  }, 30_000);
+});
+
 describe('the daily summary timer', () => {
   it('fires at the configured UTC hour, every day', () => {
     vi.useFakeTimers();
