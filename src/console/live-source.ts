@@ -3,6 +3,7 @@
 // reconciliation rounds, the event log, the equity samples). Reading never changes the engine; the
 // only writes are the control operations, which go through the runner's existing channels (the pause
 // book, the kill request of the operator channel).
+import type { Logger } from 'pino';
 import { dec, decToNumber, decToString, type Dec } from '../core/decimal.ts';
 import type { ClientOid } from '../core/ids.ts';
 import type { PositionBook } from '../core/positions.ts';
@@ -38,6 +39,7 @@ export interface LiveSourceDeps {
   readonly now: () => number;
   /** Equity sample period (ms). Default 2000. */
   readonly sampleMs?: number;
+  readonly log?: Logger;
 }
 
 export interface LiveSource extends ConsoleSource {
@@ -72,26 +74,39 @@ export function createLiveSource(d: LiveSourceDeps): LiveSource {
   const earlier = d.store.allFills();
   for (const f of earlier.slice(-MAX_FILLS)) fills.push(fillRow(f, strategyOf(f)));
 
-  const sub = d.engine.events$.subscribe((e: EngineEvent) => {
-    if (e.kind === 'StrategyDisabled') disabled.set(e.strategy, e.reason);
-    const line = eventLine(e);
-    if (line === undefined) return;
-    events.push(line);
-    changed();
-  });
-
-  const sample = (): void => {
-    const net = d.engine.pnl().net;
-    const v = d.startingEquity !== undefined ? d.startingEquity.plus(net) : net;
-    equity.push({ t: d.now(), v: decToNumber(v) });
-    // Thinning keeps the whole run in view with a bounded number of points.
-    if (equity.length > MAX_EQUITY_POINTS) {
-      const kept = equity.filter((_, i) => i % 2 === 0);
-      equity.length = 0;
-      equity.push(...kept);
+  // Called inside the engine's event stream and from a timer: an error here must never escape (RxJS
+  // would rethrow it as an uncaught exception and end the process); it is logged and dropped.
+  const safely = (what: string, fn: () => void): void => {
+    try {
+      fn();
+    } catch (e) {
+      d.log?.error({ err: e }, `console: ${what} failed`);
     }
-    changed();
   };
+
+  const sub = d.engine.events$.subscribe((e: EngineEvent) =>
+    safely('an event line', () => {
+      if (e.kind === 'StrategyDisabled') disabled.set(e.strategy, e.reason);
+      const line = eventLine(e);
+      if (line === undefined) return;
+      events.push(line);
+      changed();
+    }),
+  );
+
+  const sample = (): void =>
+    safely('an equity sample', () => {
+      const net = d.engine.pnl().net;
+      const v = d.startingEquity !== undefined ? d.startingEquity.plus(net) : net;
+      equity.push({ t: d.now(), v: decToNumber(v) });
+      // Thinning keeps the whole run in view with a bounded number of points.
+      if (equity.length > MAX_EQUITY_POINTS) {
+        const kept = equity.filter((_, i) => i % 2 === 0);
+        equity.length = 0;
+        equity.push(...kept);
+      }
+      changed();
+    });
   sample();
   const timer = setInterval(sample, d.sampleMs ?? 2_000);
   timer.unref();
@@ -157,18 +172,19 @@ export function createLiveSource(d: LiveSourceDeps): LiveSource {
       listeners.add(fn);
       return () => listeners.delete(fn);
     },
-    round: (r) => {
-      if (r.full) lastRoundAt = d.now();
-      for (const n of Object.values(r.corrections)) corrections += n;
-      warnings += r.warnings.length;
-      for (const w of r.warnings)
-        events.push({ at: r.at, level: 'warn', kind: 'ReconcileWarning', text: `${w.code}: ${w.message}` });
-      if (r.fillsForEngine.length > 0) {
-        book = undefined;
-        for (const f of r.fillsForEngine) fills.push(fillRow(f, strategyOf(f)));
-      }
-      changed();
-    },
+    round: (r) =>
+      safely('a reconciliation round', () => {
+        if (r.full) lastRoundAt = d.now();
+        for (const n of Object.values(r.corrections)) corrections += n;
+        warnings += r.warnings.length;
+        for (const w of r.warnings)
+          events.push({ at: r.at, level: 'warn', kind: 'ReconcileWarning', text: `${w.code}: ${w.message}` });
+        if (r.fillsForEngine.length > 0) {
+          book = undefined;
+          for (const f of r.fillsForEngine) fills.push(fillRow(f, strategyOf(f)));
+        }
+        changed();
+      }),
     note: (level, kind, text) => {
       events.push({ at: d.now(), level, kind, text });
       changed();

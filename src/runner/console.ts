@@ -45,6 +45,7 @@ export async function startRunnerConsole(d: RunnerConsoleDeps): Promise<RunnerCo
     store: d.store,
     pauses: d.pauses,
     now: Date.now,
+    log,
     ...(d.startingEquity !== undefined ? { startingEquity: d.startingEquity } : {}),
     control: {
       pause: (s) => {
