@@ -247,7 +247,7 @@
           cell: function (r) {
             if (!canAct || r.state === 'disabled') return '';
             return r.state === 'paused'
-              ? actionButton('Resume', 'Resume strategy ' + r.id + '? Its placements pass again.', {
+              ? actionButton('Resume', 'Resume strategy ' + r.id + '? Its opening placements pass again.', {
                   action: 'resume',
                   strategy: r.id,
                 })
@@ -255,7 +255,7 @@
                   'Pause',
                   'Pause strategy ' +
                     r.id +
-                    '? Its placements are dropped (cancels still pass) until resumed.',
+                    '? Its new entries (opening placements) are dropped until resumed; its exits, stops and cancels still pass.',
                   { action: 'pause', strategy: r.id },
                 );
           },

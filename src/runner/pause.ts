@@ -1,10 +1,13 @@
 // Pause and resume of single strategies (the console's control; the engine has no such notion).
 // A paused strategy keeps running (it sees tickers, fills and its orders, so its own state stays
-// current), but every placement it asks for is dropped before it reaches the risk gate; cancels still
-// pass, so it can take its orders down. Resuming lets placements through again. The set of paused
-// strategies is kept in the store's meta (`control.paused`), so a restart keeps them paused.
+// current), but every placement that would OPEN exposure (open_long, open_short) is dropped before it
+// reaches the risk gate. Closing placements (close_long, close_short: exits, its stop-losses and
+// take-profits) and cancels still pass, so a paused strategy can still protect and unwind what it
+// holds — "no new entries", as the REDUCING state is for the whole account. Resuming lets its openings
+// through again. The set of paused strategies is kept in the store's meta (`control.paused`), so a
+// restart keeps them paused.
 //
-// Invariant: the wrapper only ever REMOVES place intents; it never adds, reorders or changes one.
+// Invariant: the wrapper only ever REMOVES opening place intents; it never adds, reorders or changes one.
 import type { Logger } from 'pino';
 import { filter } from 'rxjs';
 import { z } from 'zod';
@@ -30,7 +33,7 @@ export interface PauseBook {
   /** Pauses `strategy`; false when it is not one of this run's strategies. */
   pause(strategy: string): boolean;
   resume(strategy: string): boolean;
-  /** Place intents dropped while paused, per strategy. */
+  /** Opening placements dropped while paused, per strategy. */
   dropped(strategy: string): number;
   /** Counts one dropped placement (called by the wrappers of pausableStrategies). */
   countDrop(strategy: string): void;
@@ -70,7 +73,7 @@ export function createPauseBook(d: PauseBookDeps): PauseBook {
       if (!paused.has(s)) {
         paused.add(s);
         persist();
-        d.log?.warn({ strategy: s }, 'strategy paused: its placements are dropped until resumed');
+        d.log?.warn({ strategy: s }, 'strategy paused: its opening placements are dropped until resumed');
       }
       return true;
     },
@@ -94,7 +97,7 @@ export function pausableStrategies(
 ): EngineStrategyConfig[] {
   return strategies.map((s) => {
     const pass = (i: Intent): boolean => {
-      if (i.kind !== 'place' || !book.isPaused(s.id)) return true;
+      if (i.kind !== 'place' || !i.side.startsWith('open_') || !book.isPaused(s.id)) return true;
       book.countDrop(s.id);
       return false;
     };

@@ -1,5 +1,6 @@
-// Pausing a strategy (src/runner/pause.ts): placements are dropped while paused, cancels pass, the
-// strategy keeps seeing its inputs, and the paused set survives a restart through the store's meta.
+// Pausing a strategy (src/runner/pause.ts): opening placements are dropped while paused, closing
+// placements and cancels pass, the strategy keeps seeing its inputs, and the paused set survives a
+// restart through the store's meta.
 import { of, toArray, firstValueFrom } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import type { Intent } from '../../src/core/intents.ts';
@@ -12,7 +13,8 @@ import type {
 } from '../../src/strategy/types.ts';
 import { z } from 'zod';
 
-const place = { kind: 'place' } as unknown as Intent;
+const place = { kind: 'place', side: 'open_long' } as unknown as Intent;
+const close = { kind: 'place', side: 'close_long' } as unknown as Intent;
 const cancel = { kind: 'cancel' } as unknown as Intent;
 
 function metaStore(): {
@@ -31,7 +33,7 @@ const hooks = defineStrategy({
   symbols: () => ['cmt_btcusdt'],
   create: (): HookStrategyInstance => {
     return {
-      onTicker: () => [place, cancel],
+      onTicker: () => [place, cancel, close],
       onFill: () => place,
     };
   },
@@ -42,11 +44,11 @@ const stream = defineStrategy({
   version: '1',
   params: z.object({}),
   symbols: () => ['cmt_btcusdt'],
-  create: (): StreamStrategyInstance => ({ run: () => of(place, cancel, place) }),
+  create: (): StreamStrategyInstance => ({ run: () => of(place, cancel, place, close) }),
 });
 
 describe('pausable strategies', () => {
-  it('drops placements while paused, lets cancels pass, and counts the drops', async () => {
+  it('drops openings while paused, lets closes and cancels pass, and counts the drops', async () => {
     const store = metaStore();
     const book = createPauseBook({ strategies: ['a', 'b'], store });
     const [a, b] = pausableStrategies(
@@ -60,15 +62,16 @@ describe('pausable strategies', () => {
     const ia = a!.definition.create(ctx, {}) as HookStrategyInstance;
     const ib = b!.definition.create(ctx, {}) as StreamStrategyInstance;
     const runB = () => firstValueFrom(ib.run({} as never).pipe(toArray()));
-    expect(ia.onTicker?.({} as never)).toEqual([place, cancel]);
-    expect(await runB()).toEqual([place, cancel, place]);
+    expect(ia.onTicker?.({} as never)).toEqual([place, cancel, close]);
+    expect(await runB()).toEqual([place, cancel, place, close]);
     expect(book.pause('a')).toBe(true);
     expect(book.pause('b')).toBe(true);
     expect(book.pause('nobody')).toBe(false);
-    expect(ia.onTicker?.({} as never)).toEqual([cancel]);
+    // Openings dropped; cancels and closing placements (exits, stops) pass.
+    expect(ia.onTicker?.({} as never)).toEqual([cancel, close]);
     expect(ia.onFill?.({} as never)).toBeUndefined();
     expect('onTimer' in ia).toBe(false);
-    expect(await runB()).toEqual([cancel]);
+    expect(await runB()).toEqual([cancel, close]);
     expect(book.dropped('a')).toBe(2);
     expect(book.dropped('b')).toBe(2);
     expect(store.map.get(PAUSED_META)).toBe('["a","b"]');
