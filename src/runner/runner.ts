@@ -18,12 +18,9 @@ import type { EngineStrategyConfig } from '../engine/engine.ts';
 import { schedulerTimers } from '../execution/timers.ts';
 import type { Credentials } from '../exchange/weex/signer.ts';
 import { startObservability, type Observability } from '../obs/setup.ts';
-import type { PromMetrics } from '../obs/metrics.ts';
-import type { Registry } from 'prom-client';
 import type { RootLoggerOptions } from '../obs/logger.ts';
 import { RECONCILE_META } from '../reconcile/pollers.ts';
 import { SqliteStore } from '../store/sqlite-store.ts';
-import { dec } from '../core/decimal.ts';
 import { MetricsBridge } from './metrics-bridge.ts';
 import { engineOptions, reconcilerConfig } from './options.ts';
 import { readinessOf } from './readiness.ts';
@@ -34,12 +31,14 @@ import { createSession, type Session } from './session.ts';
 import { shutdown, type ShutdownReport } from './shutdown.ts';
 import { installSignals, signalExitCode } from './signals.ts';
 import { startControl } from './control.ts';
-import { resolveConsoleTokens, type ConsoleTokens } from '../console/auth.ts';
-import { resolveNotifyTargets } from '../notify/targets.ts';
-import type { NotifyTarget } from '../notify/types.ts';
-import { startRunnerConsole, type RunnerConsole } from './console.ts';
-import { startRunNotifications, type RunNotifications } from './notify.ts';
 import { createPauseBook, pausableStrategies } from './pause.ts';
+import {
+  resolveSurfaces,
+  startSurfaces,
+  surfaceSecrets,
+  type RunSurfaces,
+  type Surfaces,
+} from './surfaces.ts';
 import { loadConfiguredStrategies } from './strategies.ts';
 import { TickerFeed } from './ticker-feed.ts';
 import { openVenue, type Venue } from './venue.ts';
@@ -88,12 +87,8 @@ function credentialsFor(config: Config, env: Env, live: boolean): Credentials | 
 export async function runTrading(opts: RunOptions): Promise<RunResult> {
   const { config } = opts;
   const credentials = credentialsFor(config, opts.env, opts.live);
-  // The console's tokens and the webhook URLs are checked before anything starts (a console on a
-  // public address without a token is refused here), and censored from every log line.
-  const surfaces: Surfaces = {
-    ...(config.console.enabled ? { consoleTokens: resolveConsoleTokens(config.console, opts.env) } : {}),
-    notifyTargets: resolveNotifyTargets(config.notify, opts.env),
-  };
+  // The web console's tokens and the webhook URLs: checked before anything starts (src/runner/surfaces.ts).
+  const surfaces = resolveSurfaces(config, opts.env);
   // A bad strategy (file, params, symbols) is refused before the metrics port, the store or the
   // venue are touched.
   const strategies = await loadConfiguredStrategies(
@@ -186,8 +181,7 @@ async function runWith(
     bridge?: MetricsBridge;
     feed?: TickerFeed;
     control?: { stop(): void };
-    console?: RunnerConsole;
-    notify?: RunNotifications;
+    surfaces?: RunSurfaces;
   } = {};
   try {
     venue = await openVenue({
@@ -211,7 +205,7 @@ async function runWith(
       metrics: obs.metrics,
     });
     const gate = sharedBudget;
-    // Pause / resume of single strategies (the console): kept in the store across restarts.
+    // Pause / resume of single strategies (from the console): kept in the store across restarts.
     const pauses = createPauseBook({
       strategies: strategies.map((s) => s.id),
       store,
@@ -231,8 +225,7 @@ async function runWith(
       onRound: (r) => {
         if (r.full) lastFullRoundAt = wallClock.now();
         running.bridge?.round(r);
-        running.console?.round(r);
-        running.notify?.round(r);
+        running.surfaces?.round(r);
       },
     });
     const { engine, reconciler } = session;
@@ -296,57 +289,21 @@ async function runWith(
 
     // The operator channel (`capibot kill`): a kill requested while we were down is honoured before
     // any strategy acts.
-    if (surfaces.notifyTargets.length > 0)
-      running.notify = startRunNotifications({
-        config,
-        targets: surfaces.notifyTargets,
-        engine,
-        store,
-        log: obs.logger,
-        registry: registryOf(obs.metrics),
-      });
+    // The notifications start first: they must hear a kill handled at once by startControl.
+    const ops = startSurfaces({ config, surfaces, engine, store, pauses, obs, log: obs.logger, say });
+    running.surfaces = ops;
     const control = startControl({
       store,
       engine,
       log: obs.logger,
       onKill: (reason) => {
         reconciler.nudge();
-        running.notify?.killed(reason);
+        ops.killed(reason);
       },
     });
     running.control = control;
-    if (surfaces.consoleTokens !== undefined) {
-      const notify = running.notify;
-      running.console = await startRunnerConsole({
-        config,
-        tokens: surfaces.consoleTokens,
-        engine,
-        store,
-        control,
-        pauses,
-        log: obs.logger,
-        say,
-        ...(config.mode === 'paper' ? { startingEquity: dec(config.paper.startingBalance) } : {}),
-        ...(notify !== undefined
-          ? {
-              onAction: (what: 'pause' | 'resume' | 'kill', detail: string) => {
-                if (what !== 'kill')
-                  notify.say(
-                    'disabled',
-                    `capibot: strategy ${detail} ${what}d`,
-                    `${detail} ${what}d from the console`,
-                  );
-              },
-            }
-          : {}),
-      });
-    }
-    const paused = pauses.paused();
-    if (paused.length > 0)
-      say(
-        `capibot run: warning: ${paused.join(', ')} ${paused.length === 1 ? 'is' : 'are'} paused (from an earlier run): ` +
-          'their placements are dropped until resumed from the console',
-      );
+    // The web console (when enabled) acts through this operator channel.
+    await ops.openConsole(control);
     engine.start();
     feed.start();
     reconciler.start();
@@ -409,8 +366,7 @@ async function runWith(
     running.feed?.stop();
     running.control?.stop();
     running.bridge?.stop();
-    await running.console?.close().catch((e: unknown) => log.error({ err: e }, 'console close failed'));
-    await running.notify?.close().catch((e: unknown) => log.error({ err: e }, 'notifications close failed'));
+    await running.surfaces?.close();
     session?.reconciler.stop();
     session?.engine.stop();
     session?.engine.executor.stop();
@@ -419,25 +375,6 @@ async function runWith(
     store.close();
     await venue?.close();
   }
-}
-
-/** The console's tokens and the webhook targets, resolved from the environment at start. */
-interface Surfaces {
-  readonly consoleTokens?: ConsoleTokens;
-  readonly notifyTargets: readonly NotifyTarget[];
-}
-
-/** The prom-client registry behind the run's metrics (absent when metrics are off). */
-function registryOf(m: Observability['metrics']): Registry | undefined {
-  return (m as Partial<PromMetrics>).registry;
-}
-
-function surfaceSecrets(s: Surfaces): string[] {
-  const t = s.consoleTokens;
-  return [
-    ...(t !== undefined ? [t.control, ...(t.read !== undefined ? [t.read] : [])] : []),
-    ...s.notifyTargets.map((n) => n.url),
-  ];
 }
 
 function exitCodeOf(r: StopReason): number {
