@@ -26,6 +26,7 @@ import {
   textWithDefault,
   url,
 } from './fields.ts';
+import { ConsoleSchema, NotifySchema } from './schema-console.ts';
 
 /** The real exchange's REST host for contracts (weex-facts.md §1). */
 export const DEFAULT_BASE_URL = 'https://api-contract.weex.com';
@@ -436,6 +437,8 @@ export const ConfigSchema = z
     metrics: MetricsSchema.prefault({}),
     log: LogSchema.prefault({}),
     shutdown: ShutdownSchema.prefault({}),
+    console: ConsoleSchema.prefault({}),
+    notify: NotifySchema.prefault({}),
   })
   .describe(
     'capibot configuration (YAML). `${VAR}` and `${VAR:-default}` are replaced from the environment.',
@@ -470,6 +473,8 @@ export type OrdersConfig = Config['orders'];
 export type MetricsConfig = Config['metrics'];
 export type LogConfig = Config['log'];
 export type ShutdownConfig = Config['shutdown'];
+export type ConsoleConfig = Config['console'];
+export type NotifyConfig = Config['notify'];
 
 /** The top-level keys, in file order of the example config. */
 export const CONFIG_SECTIONS = Object.keys(ConfigSchema.shape) as readonly (keyof Config)[];

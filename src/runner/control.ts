@@ -17,6 +17,7 @@ import {
   CONTROL_SIGNAL,
   pendingKillRequest,
   type KillAck,
+  type KillRequest,
   type Listening,
   type RunnerSnapshot,
 } from '../ops/control-protocol.ts';
@@ -51,6 +52,12 @@ export interface RunnerControl {
   checkNow(): boolean;
   /** Writes the snapshot now. */
   snapshotNow(): void;
+  /**
+   * A kill request from inside the process (the web console): written to the store exactly as
+   * `capibot kill` writes one, then handled at once, so `capibot status` shows it the same way.
+   * True when the kill switch was engaged.
+   */
+  requestKill(reason: string): boolean;
   /** Stops listening and polling (the last snapshot stays in the store). */
   stop(): void;
 }
@@ -147,9 +154,27 @@ export function startControl(d: RunnerControlDeps): RunnerControl {
   every(d.pollMs, 1_000, () => void checkNow());
   every(d.snapshotMs, 5_000, snapshotNow);
 
+  let seq = 0;
+  const requestKill = (reason: string): boolean => {
+    if (stopped) return false;
+    let written = false;
+    safely('writing a kill request', () => {
+      const req: KillRequest = {
+        id: `runner-${pid}-${now()}-${++seq}`,
+        at: now(),
+        pid,
+        reason: reason.slice(0, 500),
+      };
+      d.store.setMeta(CONTROL_META.killRequest, JSON.stringify(req));
+      written = true;
+    });
+    return written && checkNow();
+  };
+
   return {
     checkNow,
     snapshotNow,
+    requestKill,
     stop: () => {
       if (stopped) return;
       stopped = true;

@@ -31,6 +31,14 @@ import { createSession, type Session } from './session.ts';
 import { shutdown, type ShutdownReport } from './shutdown.ts';
 import { installSignals, signalExitCode } from './signals.ts';
 import { startControl } from './control.ts';
+import { createPauseBook, pausableStrategies } from './pause.ts';
+import {
+  resolveSurfaces,
+  startSurfaces,
+  surfaceSecrets,
+  type RunSurfaces,
+  type Surfaces,
+} from './surfaces.ts';
 import { loadConfiguredStrategies } from './strategies.ts';
 import { TickerFeed } from './ticker-feed.ts';
 import { openVenue, type Venue } from './venue.ts';
@@ -51,6 +59,8 @@ export interface RunOptions {
   readonly logger?: Partial<RootLoggerOptions>;
   /** Install SIGINT/SIGTERM/SIGHUP handlers (default true). */
   readonly signals?: boolean;
+  /** Aborting it stops the run gracefully, like a signal (embedding, tests). */
+  readonly stop?: AbortSignal;
   /** Human lines for the terminal (the CLI passes ctx.out.info). */
   readonly say?: (line: string) => void;
 }
@@ -64,6 +74,7 @@ export interface RunResult {
 type StopReason =
   | { readonly kind: 'signal'; readonly signal: NodeJS.Signals }
   | { readonly kind: 'duration' }
+  | { readonly kind: 'requested' }
   | { readonly kind: 'data-ended' }
   | { readonly kind: 'failure'; readonly message: string };
 
@@ -76,6 +87,8 @@ function credentialsFor(config: Config, env: Env, live: boolean): Credentials | 
 export async function runTrading(opts: RunOptions): Promise<RunResult> {
   const { config } = opts;
   const credentials = credentialsFor(config, opts.env, opts.live);
+  // The web console's tokens and the webhook URLs: checked before anything starts (src/runner/surfaces.ts).
+  const surfaces = resolveSurfaces(config, opts.env);
   // A bad strategy (file, params, symbols) is refused before the metrics port, the store or the
   // venue are touched.
   const strategies = await loadConfiguredStrategies(
@@ -88,13 +101,13 @@ export async function runTrading(opts: RunOptions): Promise<RunResult> {
     detail: 'starting',
   });
   const obs = await startObservability(config, {
-    secrets: secretValues(credentials),
+    secrets: [...secretValues(credentials), ...surfaceSecrets(surfaces)],
     readiness: () => ready(),
     ...(opts.logger !== undefined ? { logger: opts.logger } : {}),
   });
   const log = obs.logger.child({ component: 'runner' });
   try {
-    return await runWith(opts, strategies, credentials, obs, log, (fn) => {
+    return await runWith(opts, strategies, credentials, surfaces, obs, log, (fn) => {
       ready = fn;
     });
   } catch (e) {
@@ -109,6 +122,7 @@ async function runWith(
   opts: RunOptions,
   strategies: readonly EngineStrategyConfig[],
   credentials: Credentials | undefined,
+  surfaces: Surfaces,
   obs: Observability,
   log: Logger,
   setReadiness: (fn: () => ReturnType<typeof readinessOf>) => void,
@@ -128,6 +142,11 @@ async function runWith(
       resolve(r);
     };
   });
+  if (opts.stop !== undefined) {
+    const onAbort = (): void => requestStop({ kind: 'requested' });
+    if (opts.stop.aborted) onAbort();
+    else opts.stop.addEventListener('abort', onAbort, { once: true });
+  }
   const removeSignals =
     opts.signals === false
       ? () => undefined
@@ -158,7 +177,12 @@ async function runWith(
   let session: Session | undefined;
   let sharedBudget: SharedBudget | undefined;
   // Everything that keeps the event loop alive, so the finally block can stop it whatever failed.
-  const running: { bridge?: MetricsBridge; feed?: TickerFeed; control?: { stop(): void } } = {};
+  const running: {
+    bridge?: MetricsBridge;
+    feed?: TickerFeed;
+    control?: { stop(): void };
+    surfaces?: RunSurfaces;
+  } = {};
   try {
     venue = await openVenue({
       config,
@@ -181,6 +205,12 @@ async function runWith(
       metrics: obs.metrics,
     });
     const gate = sharedBudget;
+    // Pause / resume of single strategies (from the console): kept in the store across restarts.
+    const pauses = createPauseBook({
+      strategies: strategies.map((s) => s.id),
+      store,
+      log: obs.logger.child({ component: 'pause' }),
+    });
     session = createSession({
       port: venue.port,
       store,
@@ -189,12 +219,13 @@ async function runWith(
       timers,
       log: obs.logger,
       specs,
-      strategies,
+      strategies: pausableStrategies(strategies, pauses),
       engine: { ...engineOptions(config), ...(gate !== undefined ? { budgetGate: gate } : {}) },
       reconcile: reconcilerConfig(config.polling),
       onRound: (r) => {
         if (r.full) lastFullRoundAt = wallClock.now();
         running.bridge?.round(r);
+        running.surfaces?.round(r);
       },
     });
     const { engine, reconciler } = session;
@@ -258,13 +289,21 @@ async function runWith(
 
     // The operator channel (`capibot kill`): a kill requested while we were down is honoured before
     // any strategy acts.
+    // The notifications start first: they must hear a kill handled at once by startControl.
+    const ops = startSurfaces({ config, surfaces, engine, store, pauses, obs, log: obs.logger, say });
+    running.surfaces = ops;
     const control = startControl({
       store,
       engine,
       log: obs.logger,
-      onKill: () => reconciler.nudge(),
+      onKill: (reason) => {
+        reconciler.nudge();
+        ops.killed(reason);
+      },
     });
     running.control = control;
+    // The web console (when enabled) acts through this operator channel.
+    await ops.openConsole(control);
     engine.start();
     feed.start();
     reconciler.start();
@@ -327,6 +366,7 @@ async function runWith(
     running.feed?.stop();
     running.control?.stop();
     running.bridge?.stop();
+    await running.surfaces?.close();
     session?.reconciler.stop();
     session?.engine.stop();
     session?.engine.executor.stop();
@@ -347,6 +387,8 @@ function describe(r: StopReason): string {
       return r.signal;
     case 'duration':
       return 'duration reached';
+    case 'requested':
+      return 'stop requested';
     case 'data-ended':
       return 'the recording ended';
     case 'failure':

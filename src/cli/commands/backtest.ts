@@ -5,12 +5,19 @@
 // A progress bar on stderr when it is a terminal; the elapsed wall time goes to stderr, never into
 // the report.
 import { readFile } from 'node:fs/promises';
-import { Option, type Command } from 'commander';
+import { InvalidArgumentError, Option, type Command } from 'commander';
+import { resolveConsoleTokens } from '../../console/auth.ts';
+import { serveBacktest, untilStopped } from '../../console/serve-backtest.ts';
 import type { LevelWithSilent } from 'pino';
 import { DEFAULT_BACKTEST_DATA, prepareBacktest, prepareStrategyBacktest } from '../../backtest/prepare.ts';
 import { createProgress } from '../../backtest/progress.ts';
 import { countPolls } from '../../backtest/count-polls.ts';
-import { createRunFolder, pointLatest, prepareOutputFolder, REPORTS_ROOT } from '../../backtest/output-dir.ts';
+import {
+  createRunFolder,
+  pointLatest,
+  prepareOutputFolder,
+  REPORTS_ROOT,
+} from '../../backtest/output-dir.ts';
 import { disabledText, renderSummaryText, writeReport } from '../../backtest/report/index.ts';
 import { runBacktest } from '../../backtest/run-backtest.ts';
 import { createRootLogger } from '../../obs/logger.ts';
@@ -22,7 +29,16 @@ interface BacktestFlags {
   readonly data?: string;
   readonly out?: string;
   readonly json?: boolean;
+  readonly serve?: boolean;
+  readonly servePort?: number;
   readonly logLevel: LevelWithSilent;
+}
+
+function portNumber(value: string): number {
+  const n = Number(value);
+  if (!/^\d{1,5}$/.test(value) || n > 65535)
+    throw new InvalidArgumentError('expected a port number (0-65535)');
+  return n;
 }
 
 function seconds(ms: number): string {
@@ -56,6 +72,15 @@ export const registerBacktest: RegisterCommand = (program, ctx) => {
       'output folder (default: reports/<UTC timestamp>/, and reports/latest then points at it)',
     )
     .option('--json', 'print the report (the content of report.json) instead of the summary table')
+    .option(
+      '--serve',
+      'then show the finished run in the web console (the page `capibot run` serves, read-only) at console.host:console.port until Ctrl-C; tokens as for `run` (docs/console.md)',
+    )
+    .option(
+      '--serve-port <port>',
+      'with --serve: this port instead of console.port (0 = any free port)',
+      portNumber,
+    )
     .addOption(
       new Option('--log-level <level>', 'log level of the engine and strategies on stderr')
         .choices(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
@@ -78,6 +103,9 @@ Example:
       else if (flags.config !== undefined)
         prepared = await prepareBacktest({ configPath: flags.config, ...data, env: process.env });
       else this.error("error: one of '-c, --config <file>' or '-s, --strategy <file>' is required");
+      // --serve on an address the token rules refuse is said before the run, not after it.
+      const serveTokens =
+        flags.serve === true ? resolveConsoleTokens(prepared.config.console, process.env) : undefined;
       // After the config and strategies are checked (a bad one leaves no folder), before the run.
       if (flags.out !== undefined) await prepareOutputFolder(flags.out);
       const root = createRootLogger({ level: flags.logLevel, base: { app: 'capibot-backtest' } });
@@ -117,5 +145,17 @@ Example:
         `backtest: ${record.run.tickers} polls of ${prepared.data} in ${seconds(elapsed)} s (${rate} polls/s); ` +
           `report: ${written.files.html}`,
       );
+      if (flags.serve === true) {
+        const settings = prepared.config.console;
+        const server = await serveBacktest({
+          record,
+          console: flags.servePort !== undefined ? { ...settings, port: flags.servePort } : settings,
+          env: process.env,
+          ...(serveTokens !== undefined ? { tokens: serveTokens } : {}),
+          say: (line) => ctx.out.info(line),
+        });
+        await untilStopped();
+        await server.close();
+      }
     });
 };
