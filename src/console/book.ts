@@ -6,6 +6,7 @@ import type { Order } from '../core/orders.ts';
 import { averageEntry, positionsFromFills, type PositionBook, type PositionFill } from '../core/positions.ts';
 import type { StoredFill } from '../store/port.ts';
 import type { ConsoleFill, ConsoleOrder, ConsolePosition } from './types.ts';
+import { statusOrder } from '../ops/status-report.ts';
 
 export const MAX_FILLS = 100;
 
@@ -82,18 +83,5 @@ export function fillRow(f: StoredFill, strategy: string | undefined): ConsoleFil
   };
 }
 
-export function orderRow(o: Order): ConsoleOrder {
-  return {
-    clientOid: o.clientOid,
-    strategy: o.strategy,
-    symbol: o.symbol,
-    side: o.side,
-    orderType: o.orderType,
-    price: o.price !== undefined ? decToString(o.price) : null,
-    size: decToString(o.size),
-    filledQty: decToString(o.filledQty),
-    status: o.status,
-    triggerPrice: o.triggerPrice !== undefined ? decToString(o.triggerPrice) : null,
-    createdAt: o.createdAt,
-  };
-}
+/** An order row of the console: the one `capibot status` shows. */
+export const orderRow: (o: Order) => ConsoleOrder = statusOrder;

@@ -2,6 +2,7 @@
 // shape for a running bot and a finished backtest, so one page shows both. Money is always a decimal
 // string; only the equity chart's y-values are numbers (a chart draws floats anyway).
 import type { TradingState } from '../risk/trading-state.ts';
+import type { StatusOrder } from '../ops/status-report.ts';
 
 export type ConsoleMode = 'paper' | 'live' | 'backtest';
 export type ConsoleRole = 'control' | 'read';
@@ -35,20 +36,8 @@ export interface ConsoleStrategy {
   readonly fees: string;
 }
 
-export interface ConsoleOrder {
-  readonly clientOid: string;
-  readonly strategy: string;
-  readonly symbol: string;
-  readonly side: string;
-  readonly orderType: string;
-  readonly price: string | null;
-  readonly size: string;
-  readonly filledQty: string;
-  readonly status: string;
-  /** A plan (trigger) order's trigger price; null for a regular order. */
-  readonly triggerPrice: string | null;
-  readonly createdAt: number;
-}
+/** An open order or resting plan order, as `capibot status` shows it. */
+export type ConsoleOrder = StatusOrder;
 
 export interface ConsoleFill {
   readonly tradeId: string;

@@ -108,7 +108,8 @@ export interface StatusReport {
 
 const str = (d: Dec): string => decToString(d);
 
-function statusOrder(o: Order): StatusOrder {
+/** An order as `capibot status` and the web console show it (decimals as strings). */
+export function statusOrder(o: Order): StatusOrder {
   return {
     clientOid: o.clientOid,
     orderId: o.orderId ?? null,

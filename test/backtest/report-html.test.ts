@@ -2,10 +2,9 @@
 // errors and the charts have data. A missing chromium FAILS this test (it must be installed in CI:
 // `apt-get install -y chromium`); set CAPIBOT_SKIP_BROWSER=1 to skip it deliberately.
 import { execFile } from 'node:child_process';
-import { accessSync, constants } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -13,6 +12,7 @@ import { writeReport } from '../../src/backtest/report/index.ts';
 import type { RunRecord } from '../../src/backtest/report/types.ts';
 import { fill, MIN, order, roundTrip, T0 } from './report/fixtures.ts';
 import { HOSTILE_ID, hostileRecord } from './report/hostile.ts';
+import { findChromium, headlessArgs } from '../helpers/chromium.ts';
 
 /** Long 2 then short 1 (a flip), then long 1 still open at the end. */
 function flipRecord(): RunRecord {
@@ -39,24 +39,6 @@ function flipRecord(): RunRecord {
 const run = promisify(execFile);
 const SKIP = process.env.CAPIBOT_SKIP_BROWSER === '1';
 
-function isExecutable(path: string): boolean {
-  try {
-    accessSync(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** $CHROMIUM_BIN when set; otherwise chromium or chromium-browser on PATH, or /usr/bin/chromium. */
-function findChromium(): string | undefined {
-  const explicit = process.env.CHROMIUM_BIN;
-  if (explicit) return isExecutable(explicit) ? explicit : undefined;
-  const dirs = (process.env.PATH ?? '').split(delimiter).filter(Boolean);
-  const candidates = dirs.flatMap((dir) => [join(dir, 'chromium'), join(dir, 'chromium-browser')]);
-  return [...candidates, '/usr/bin/chromium'].find(isExecutable);
-}
-
 const dirs: string[] = [];
 afterAll(async () => {
   for (const d of dirs) await rm(d, { recursive: true, force: true });
@@ -73,20 +55,7 @@ async function dumpDom(chromium: string, file: string): Promise<string> {
   const profile = await tempDir('capibot-chromium-');
   const { stdout } = await run(
     chromium,
-    [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      `--user-data-dir=${profile}`,
-      '--virtual-time-budget=5000',
-      '--dump-dom',
-      pathToFileURL(file).href,
-    ],
+    [...headlessArgs(profile), '--virtual-time-budget=5000', '--dump-dom', pathToFileURL(file).href],
     { timeout: 60_000, maxBuffer: 64 * 1024 * 1024 },
   );
   return stdout;

@@ -4,28 +4,13 @@
 // no global WebSocket) and the few CDP calls the tests need. Console errors, uncaught exceptions and
 // failed loads are collected for the "no errors" assertion.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { accessSync, constants, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { join } from 'node:path';
 import { WebSocket } from 'undici';
+import { headlessArgs } from '../helpers/chromium.ts';
 
-function isExecutable(path: string): boolean {
-  try {
-    accessSync(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** $CHROMIUM_BIN when set; otherwise chromium or chromium-browser on PATH, or /usr/bin/chromium. */
-export function findChromium(): string | undefined {
-  const explicit = process.env.CHROMIUM_BIN;
-  if (explicit) return isExecutable(explicit) ? explicit : undefined;
-  const dirs = (process.env.PATH ?? '').split(delimiter).filter(Boolean);
-  const candidates = dirs.flatMap((dir) => [join(dir, 'chromium'), join(dir, 'chromium-browser')]);
-  return [...candidates, '/usr/bin/chromium'].find(isExecutable);
-}
+export { findChromium } from '../helpers/chromium.ts';
 
 interface CdpMessage {
   readonly id?: number;
@@ -61,17 +46,9 @@ export class Browser {
     const child = spawn(
       chromium,
       [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
+        ...headlessArgs(profile),
         '--remote-debugging-address=127.0.0.1',
         '--remote-debugging-port=0',
-        `--user-data-dir=${profile}`,
         'about:blank',
       ],
       { stdio: ['ignore', 'ignore', 'pipe'] },
