@@ -34,6 +34,14 @@ export interface ParquetRecordingInfo {
   readonly finalNewline: boolean;
 }
 
+/** The exact line of each poll read from a `line` value (the columns could not rebuild it). */
+const rawLines = new WeakMap<RecordedPoll, string>();
+
+/** The exact NDJSON line of a poll this reader made from a `line` value; undefined for the others. */
+export function rawLineOf(poll: RecordedPoll): string | undefined {
+  return rawLines.get(poll);
+}
+
 const PHYSICAL: Record<string, string> = { poll: 'INT32', t: 'INT64', timestamp: 'INT64' };
 
 function fileBuffer(fd: number, size: number): AsyncBuffer {
@@ -241,11 +249,12 @@ class GroupReader {
       const text: unknown = line[r];
       if (text !== null && text !== undefined) {
         const p =
-          typeof text === 'string'
+          typeof text === 'string' && !text.includes('\n')
             ? parseRecordingLine(text, `${this.file} (row ${row(r)}, column line)`, 1)
             : undefined;
         if (p?.kind !== 'poll' || p.poll.t !== t)
           throw badRow(this.file, row(r), 'line', 'not the poll line of this row’s t');
+        rawLines.set(p.poll, text as string);
         out.push(p.poll);
       } else {
         out.push(new ColumnPoll(t, g, r, layouts[r] === undefined ? 0 : e - r));
