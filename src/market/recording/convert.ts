@@ -81,6 +81,7 @@ async function ndjsonToParquet(input: string, output: string): Promise<number> {
       const parsed = parseRecordingLine(text, input, n);
       if (parsed.kind === 'meta') {
         writer = openParquetRecordingWriter(output, { meta: parsed.meta, metaLine: exact });
+        if (!hasNewline) writer.finalNewline(false);
         return;
       }
       throw new BadInputError('not a recording line', lineWhere(input, n));
