@@ -39,7 +39,13 @@ export interface ParquetRecordingWriter {
   abort(): void;
 }
 
-export const DEFAULT_ROW_GROUP_ROWS = 32_768;
+/**
+ * Rows per row group. Small groups keep a replay's memory flat: a group's columns and ticker
+ * objects live while its polls are replayed, long enough to be promoted out of V8's young
+ * generation; at 32 768 rows the peak RSS of a 4× longer replay grew by 50 %, at 4 096 by 4 %
+ * (the file is 1 % larger: one dictionary per group).
+ */
+export const DEFAULT_ROW_GROUP_ROWS = 4096;
 
 const GZIP_LEVEL = 6;
 const FLUSH_BYTES = 1 << 20;
