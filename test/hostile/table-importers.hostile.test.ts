@@ -41,8 +41,8 @@ async function capibot(...args: string[]): Promise<{ code: number; err: string }
 const T0 = 1_700_000_000_000n;
 
 interface QuoteCols {
-  bid?: bigint[] | number[] | string[];
-  ask?: bigint[] | number[] | string[];
+  bid?: (bigint | number | string)[];
+  ask?: (bigint | number | string)[];
   ts?: bigint[];
 }
 
