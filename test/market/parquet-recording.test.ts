@@ -6,11 +6,13 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import fc from 'fast-check';
+import { asyncBufferFromFile, parquetMetadataAsync } from 'hyparquet';
 import { describe, expect, it } from 'vitest';
 import { tickerRows } from '../../src/core/ticker-rows.ts';
 import { convertRecording } from '../../src/market/recording/convert.ts';
 import { pollLineText } from '../../src/market/recording/format.ts';
 import { readParquetInfo } from '../../src/market/recording/parquet-reader.ts';
+import { ALL_COLUMNS } from '../../src/market/recording/parquet-schema.ts';
 import { openParquetRecordingWriter } from '../../src/market/recording/parquet-writer.ts';
 import { openRecording } from '../../src/market/recording/reader.ts';
 import { samplePolls, tempDir } from './helpers.ts';
@@ -163,6 +165,15 @@ describe('Parquet recordings', () => {
     }
     expect(batches).toBeGreaterThan(5);
     expect(seen).toEqual(polls.map(pollLineText));
+  });
+
+  it('writes column chunks in schema order (DuckDB and pyarrow match them by position)', async () => {
+    const { parquet } = await roundTrip(text(join(REPO, 'data/binance-btc-eth-20240719-1s.ndjson.gz')));
+    const md = await parquetMetadataAsync(await asyncBufferFromFile(parquet));
+    const names = md.schema.slice(1).map((s) => s.name);
+    expect(names).toEqual([...ALL_COLUMNS]);
+    for (const rg of md.row_groups)
+      expect(rg.columns.map((c) => c.meta_data?.path_in_schema.join('.'))).toEqual(names);
   });
 
   it('an empty recording and one of a meta line only convert and come back', async () => {

@@ -15,7 +15,14 @@ import type { ColumnSource } from 'hyparquet-writer';
 import { InvariantViolation } from '../../core/errors.ts';
 import type { RecordedPoll, RecordingMeta, WireTicker } from '../../core/market.ts';
 import { metaLineText, pollLineText, pollProblem } from './format.ts';
-import { layoutOf, PARQUET_FORMAT, PARQUET_KEYS, recordingSchema, TICKER_COLUMNS } from './parquet-schema.ts';
+import {
+  ALL_COLUMNS,
+  layoutOf,
+  PARQUET_FORMAT,
+  PARQUET_KEYS,
+  recordingSchema,
+  TICKER_COLUMNS,
+} from './parquet-schema.ts';
 
 export interface ParquetWriterOptions {
   readonly meta?: RecordingMeta;
@@ -152,8 +159,10 @@ class Writer implements ParquetRecordingWriter {
   }
 
   #reset(): void {
-    this.#cols = { poll: [], t: [], layout: [], line: [] };
-    for (const k of TICKER_COLUMNS) this.#cols[k] = [];
+    // In schema order: column chunks are written in this order, and other readers (DuckDB, pyarrow)
+    // match chunks to the schema by position.
+    this.#cols = {};
+    for (const k of ALL_COLUMNS) this.#cols[k] = [];
     this.#rows = 0;
   }
 
