@@ -109,6 +109,49 @@ describe('import from tables', () => {
     }
   });
 
+  it('files written by pandas/pyarrow: a Freqtrade candle file and a NautilusTrader quote tick file', async () => {
+    const fixtures = join(import.meta.dirname, '../fixtures/tables');
+    const ft = join(DIR, 'ft.parquet');
+    expect(
+      (
+        await capibot(
+          'import',
+          '--from',
+          'freqtrade',
+          '--symbol',
+          'cmt_btcusdt',
+          join(fixtures, 'freqtrade-BTC_USDT_USDT-1m-futures.parquet'),
+          ft,
+        )
+      ).code,
+    ).toBe(0);
+    const bars = await collect(ft);
+    // 2 days and 30 minutes of minute bars: a snapshot per bar once a full day exists.
+    expect(bars).toHaveLength(1471);
+    expect(bars[0]?.t).toBe(Date.UTC(2024, 0, 2));
+    const nq = join(DIR, 'nq.parquet');
+    expect(
+      (
+        await capibot(
+          'import',
+          '--from',
+          'quotes',
+          '--symbol',
+          'cmt_btcusdt',
+          join(fixtures, 'nautilus-quote_tick-BTCUSDT-PERP.BINANCE.parquet'),
+          nq,
+        )
+      ).code,
+    ).toBe(0);
+    const quotes = await collect(nq);
+    expect(quotes).toHaveLength(600);
+    expect(quotes[1]?.tickers[0]).toMatchObject({
+      best_bid: '42000.01',
+      best_ask: '42000.11',
+      timestamp: '1704067200500',
+    });
+  });
+
   it('Freqtrade candles, Parquet and JSON, give the same recording; CSV with --map too', async () => {
     const pq = file('candles.parquet', candles());
     const closes = Array.from({ length: 2 * 1440 + 5 }, (_, i) => 30_000 + (i % 100));
