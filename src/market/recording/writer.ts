@@ -211,9 +211,7 @@ class Writer implements RecordingWriter {
     // Never write what the reader would refuse: every producer checks its input, this is the net.
     const problem = pollProblem(poll);
     if (problem !== undefined)
-      throw new InvariantViolation(
-        `refusing to write a poll the reader would refuse (t ${t}: ${problem}) to ${this.path}`,
-      );
+      throw new InvariantViolation(`refusing to write a poll the reader would refuse (t ${t}: ${problem}) to ${this.path}`);
     this.writeRaw(pollLineText(poll));
     this.lastT = t;
     this.written++;
