@@ -62,7 +62,15 @@ function fileBuffer(fd: number, size: number): AsyncBuffer {
  */
 function epochs(values: DecodedArray): Float64Array {
   const out = new Float64Array(values.length);
-  if (!(values instanceof BigInt64Array)) return out.fill(Number.NaN);
+  if (!(values instanceof BigInt64Array)) {
+    // Another writer's layout (dictionary pages, a plain array of BigInts): value by value.
+    for (let i = 0; i < values.length; i++) {
+      const v: unknown = values[i];
+      out[i] =
+        typeof v === 'bigint' && v >= 0n && v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : Number.NaN;
+    }
+    return out;
+  }
   const words = new Uint32Array(values.buffer, values.byteOffset, values.length * 2);
   for (let i = 0; i < values.length; i++) {
     const lo = words[2 * i] as number;
@@ -132,6 +140,8 @@ class GroupReader {
   readonly #hashes: readonly string[];
   #group = 0;
   #rowBase = 0;
+  /** The last poll read, held until the next row group shows whether it goes on there. */
+  #pending: { readonly poll: RecordedPoll; readonly n: number; readonly empty: boolean } | undefined;
   #nextPoll = 0;
   #lastT = -1;
 
@@ -146,7 +156,11 @@ class GroupReader {
   /** The next row group's polls, or undefined after the last. */
   next(): RecordedPoll[] | undefined {
     const rg = this.#md.row_groups[this.#group];
-    if (rg === undefined) return undefined;
+    if (rg === undefined) {
+      const last = this.#pending;
+      this.#pending = undefined;
+      return last === undefined ? undefined : [last.poll];
+    }
     const rows = Number(rg.num_rows);
     const chunks = new Map<string, ChunkRef>();
     let start = Number.POSITIVE_INFINITY;
@@ -213,15 +227,43 @@ class GroupReader {
     const out: RecordedPoll[] = [];
     const row = (r: number): number => this.#rowBase + r + 1;
     let r = 0;
+    // The previous group's last poll: it may go on here (another writer's row groups split polls).
+    const pending = this.#pending;
+    this.#pending = undefined;
+    if (pending !== undefined) {
+      while (r < rows && pollNo[r] === pending.n) {
+        if (tCol[r] !== pending.poll.t)
+          throw badRow(this.file, row(r), 't', 'differs from the t of its poll’s first row');
+        if (line[r] !== null && line[r] !== undefined)
+          throw badRow(this.file, row(r), 'line', 'set on a row that is not its poll’s first');
+        if (layouts[r] === undefined || pending.empty)
+          throw badRow(
+            this.file,
+            row(r),
+            'layout',
+            'empty (a poll without tickers) in a poll with several rows',
+          );
+        r++;
+      }
+      // Rare: the poll's tickers are made, those of both groups, into a plain poll.
+      const whole =
+        r === 0 || rawLines.has(pending.poll)
+          ? pending.poll
+          : {
+              t: pending.poll.t,
+              tickers: [...pending.poll.tickers, ...new ColumnPoll(pending.poll.t, g, 0, r).all()],
+            };
+      out.push(whole);
+    }
     while (r < rows) {
       const n = pollNo[r] as number;
-      if (n !== this.#nextPoll) {
-        const why =
-          n === this.#nextPoll - 1 && r === 0
-            ? `poll ${n} is split across row groups (a recording's row groups hold whole polls)`
-            : `poll number ${n} where ${this.#nextPoll} was expected (rows of a poll are consecutive, polls numbered 0, 1, 2, …)`;
-        throw badRow(this.file, row(r), 'poll', why);
-      }
+      if (n !== this.#nextPoll)
+        throw badRow(
+          this.file,
+          row(r),
+          'poll',
+          `poll number ${n} where ${this.#nextPoll} was expected (rows of a poll are consecutive, polls numbered 0, 1, 2, …)`,
+        );
       const t = tCol[r] as number;
       if (!(t >= 0 && Number.isSafeInteger(t)))
         throw badRow(this.file, row(r), 't', `not an epoch-ms time (0 … 2^53): ${t}`);
@@ -247,6 +289,7 @@ class GroupReader {
           'empty (a poll without tickers) in a poll with several rows',
         );
       const text: unknown = line[r];
+      let poll: RecordedPoll;
       if (text !== null && text !== undefined) {
         const p =
           typeof text === 'string' && !text.includes('\n')
@@ -255,10 +298,13 @@ class GroupReader {
         if (p?.kind !== 'poll' || p.poll.t !== t)
           throw badRow(this.file, row(r), 'line', 'not the poll line of this row’s t');
         rawLines.set(p.poll, text as string);
-        out.push(p.poll);
+        poll = p.poll;
       } else {
-        out.push(new ColumnPoll(t, g, r, layouts[r] === undefined ? 0 : e - r));
+        poll = new ColumnPoll(t, g, r, layouts[r] === undefined ? 0 : e - r);
       }
+      // The group's last poll waits for the next group, which may hold more of its rows.
+      if (e === rows) this.#pending = { poll, n, empty: layouts[r] === undefined };
+      else out.push(poll);
       this.#lastT = t;
       this.#nextPoll++;
       r = e;

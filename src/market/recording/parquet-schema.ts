@@ -10,7 +10,7 @@
 //                      rebuild it byte for byte (whitespace, escapes, extra keys…); null otherwise
 //
 // A poll without tickers is one row with layout, symbol and last '' and the other ticker columns
-// null. Row groups hold whole polls.
+// null. capibot's row groups hold whole polls (the reader also joins a poll another writer split).
 // Key-value metadata (PARQUET_KEYS): the format, the meta line, the poll count, the sha256 of the
 // NDJSON text the file converts back to, and a sha256 per row group of its bytes as written.
 //
