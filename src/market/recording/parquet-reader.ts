@@ -1,18 +1,20 @@
 // Reads a Parquet recording (parquet-schema.ts) a row group at a time: memory holds one row group's
 // bytes and columns, never the file. Each row group's bytes are read once and checked against the
 // sha256 the writer recorded for them; a group that matches was checked value by value when it was
-// written, so only the columns the quiet path reads are decoded up front (and checked again), the
-// others when a ticker object is first asked for. A group without a matching hash (a file another
-// tool wrote or changed) has every column decoded and checked when it is read.
+// written, so it is not checked again: only the columns the quiet path reads are decoded up front,
+// the others when a ticker object is first asked for. A group without a matching hash (a file
+// another tool wrote or changed) has every column decoded and checked when it is read. The poll
+// structure (poll numbers, t non-decreasing, one t per poll) is checked in every group.
 //
 // Errors are BadInputError naming the file, and for a bad value its row (1-based) and column.
 import { createHash } from 'node:crypto';
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
-import { parquetMetadataAsync, type AsyncBuffer, type DecodedArray, type FileMetaData } from 'hyparquet';
+import { closeSync, fstatSync, readSync } from 'node:fs';
+import type { DecodedArray, FileMetaData } from 'hyparquet';
 import { BadInputError } from '../../core/errors.ts';
-import type { RecordedPoll, RecordingMeta } from '../../core/market.ts';
+import type { RecordedPoll } from '../../core/market.ts';
 import { parseRecordingLine } from './format.ts';
 import { chunkRange, decodeChunk, schemaTreeOf, type ChunkRef } from './parquet-columns.ts';
+import { openFile } from './parquet-file.ts';
 import {
   badRow,
   checkColumn,
@@ -21,18 +23,8 @@ import {
   readLayouts,
   RowGroupColumns,
 } from './parquet-rows.ts';
-import { ALL_COLUMNS, PARQUET_FORMAT, PARQUET_KEYS } from './parquet-schema.ts';
-import type { OpenedRecording } from './reader.ts';
 
-/** A file's metadata, checked: its recording meta and how to read its row groups. */
-export interface ParquetRecordingInfo {
-  readonly meta: RecordingMeta | undefined;
-  /** The exact meta line (for the NDJSON form). */
-  readonly metaLine: string | undefined;
-  readonly polls: number;
-  readonly ndjsonSha256: string | undefined;
-  readonly finalNewline: boolean;
-}
+export { isParquetPath, readParquetInfo, type ParquetRecordingInfo } from './parquet-file.ts';
 
 /** The exact line of each poll read from a `line` value (the columns could not rebuild it). */
 const rawLines = new WeakMap<RecordedPoll, string>();
@@ -40,20 +32,6 @@ const rawLines = new WeakMap<RecordedPoll, string>();
 /** The exact NDJSON line of a poll this reader made from a `line` value; undefined for the others. */
 export function rawLineOf(poll: RecordedPoll): string | undefined {
   return rawLines.get(poll);
-}
-
-const PHYSICAL: Record<string, string> = { poll: 'INT32', t: 'INT64', timestamp: 'INT64' };
-
-function fileBuffer(fd: number, size: number): AsyncBuffer {
-  return {
-    byteLength: size,
-    slice(start: number, end?: number): ArrayBuffer {
-      const stop = Math.min(end ?? size, size);
-      const buf = new Uint8Array(Math.max(0, stop - start));
-      readSync(fd, buf, 0, buf.length, start);
-      return buf.buffer;
-    },
-  };
 }
 
 /**
@@ -80,59 +58,8 @@ function epochs(values: DecodedArray): Float64Array {
   return out;
 }
 
-/** The checked key-value metadata of a capibot Parquet recording. */
-function recordingInfo(
-  file: string,
-  md: FileMetaData,
-): ParquetRecordingInfo & { groupHashes: readonly string[] } {
-  const kv = new Map((md.key_value_metadata ?? []).map((e) => [e.key, e.value]));
-  if (kv.get(PARQUET_KEYS.format) !== PARQUET_FORMAT)
-    throw new BadInputError(
-      `not a capibot Parquet recording (its key-value metadata has no ${PARQUET_KEYS.format} = ${PARQUET_FORMAT}); to bring in other Parquet data use capibot import --from parquet-quotes or parquet-bars`,
-      file,
-    );
-  const schema = md.schema;
-  for (const name of ALL_COLUMNS) {
-    const el = schema.find((s) => s.name === name);
-    if (el === undefined) throw new BadInputError(`missing column ${name}`, file);
-    const want = PHYSICAL[name] ?? 'BYTE_ARRAY';
-    if (el.type !== want)
-      throw new BadInputError(`column ${name} is ${String(el.type)}, expected ${want}`, file);
-  }
-  let meta: RecordingMeta | undefined;
-  const metaText = kv.get(PARQUET_KEYS.meta);
-  if (metaText !== undefined) {
-    let v: unknown;
-    try {
-      v = JSON.parse(metaText);
-    } catch {
-      v = undefined;
-    }
-    if (typeof v !== 'object' || v === null || Array.isArray(v))
-      throw new BadInputError(`${PARQUET_KEYS.meta} is not a JSON object`, file);
-    meta = v as RecordingMeta;
-  }
-  let groupHashes: unknown;
-  try {
-    groupHashes = JSON.parse(kv.get(PARQUET_KEYS.rowGroupSha256) ?? '[]');
-  } catch {
-    groupHashes = [];
-  }
-  const polls = Number(kv.get(PARQUET_KEYS.polls) ?? Number.NaN);
-  return {
-    meta,
-    metaLine: kv.get(PARQUET_KEYS.metaLine) ?? (metaText !== undefined ? `{"meta":${metaText}}` : undefined),
-    polls: Number.isSafeInteger(polls) && polls >= 0 ? polls : -1,
-    ndjsonSha256: kv.get(PARQUET_KEYS.ndjsonSha256),
-    finalNewline: kv.get(PARQUET_KEYS.finalNewline) !== 'false',
-    groupHashes: Array.isArray(groupHashes)
-      ? groupHashes.filter((h): h is string => typeof h === 'string')
-      : [],
-  };
-}
-
 /** Reads a row group's polls; keeps the file-wide invariants (poll numbers, non-decreasing t). */
-class GroupReader {
+export class GroupReader {
   readonly file: string;
   readonly #fd: number;
   readonly #md: FileMetaData;
@@ -317,45 +244,6 @@ class GroupReader {
   }
 }
 
-/** Opens the file and reads its footer; BadInputError when it is not a readable capibot recording. */
-async function openFile(
-  path: string,
-): Promise<{ fd: number; md: FileMetaData; info: ReturnType<typeof recordingInfo> }> {
-  let fd: number;
-  try {
-    fd = openSync(path, 'r');
-  } catch (e) {
-    throw new BadInputError(
-      `cannot read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`,
-      path,
-    );
-  }
-  try {
-    const size = fstatSync(fd).size;
-    const head = new Uint8Array(4);
-    readSync(fd, head, 0, 4, 0);
-    if (size < 12 || String.fromCharCode(...head) !== 'PAR1')
-      throw new BadInputError('not a Parquet file (no PAR1 magic at its start)', path);
-    let md: FileMetaData;
-    try {
-      md = await parquetMetadataAsync(fileBuffer(fd, size));
-    } catch (e) {
-      throw new BadInputError(`not a readable Parquet file (${(e as Error).message}); truncated?`, path);
-    }
-    return { fd, md, info: recordingInfo(path, md) };
-  } catch (e) {
-    closeSync(fd);
-    throw e;
-  }
-}
-
-/** The metadata of a Parquet recording (meta line, poll count, content hash). */
-export async function readParquetInfo(path: string): Promise<ParquetRecordingInfo> {
-  const { fd, info } = await openFile(path);
-  closeSync(fd);
-  return info;
-}
-
 /** The polls of a Parquet recording, one row group per batch. */
 export async function* parquetPollBatches(
   path: string,
@@ -367,95 +255,4 @@ export async function* parquetPollBatches(
   } finally {
     reader.close();
   }
-}
-
-/** openRecording for a `.parquet` file (reader.ts dispatches here). */
-export async function openParquetRecording(path: string): Promise<OpenedRecording> {
-  const { fd, md, info } = await openFile(path);
-  const reader = new GroupReader(path, fd, md, info.groupHashes);
-  let closed = false;
-  let taken = false;
-  const close = (): Promise<void> => {
-    if (!closed) reader.close();
-    closed = true;
-    return Promise.resolve();
-  };
-  const nextBatch = (): RecordedPoll[] | undefined => {
-    if (closed) return undefined;
-    try {
-      for (;;) {
-        const b = reader.next();
-        if (b === undefined) {
-          void close();
-          return undefined;
-        }
-        if (b.length > 0) return b;
-      }
-    } catch (e) {
-      void close();
-      throw e;
-    }
-  };
-  const once = (what: string): void => {
-    if (taken)
-      throw new BadInputError(`the polls of an opened recording can be iterated only once (${what})`, path);
-    taken = true;
-  };
-  return {
-    path,
-    meta: info.meta,
-    polls: {
-      [Symbol.asyncIterator]: () => {
-        once('polls');
-        let batch: readonly RecordedPoll[] = [];
-        let i = 0;
-        return {
-          next: (): Promise<IteratorResult<RecordedPoll>> => {
-            try {
-              while (i >= batch.length) {
-                const b = nextBatch();
-                if (b === undefined) return Promise.resolve({ done: true, value: undefined });
-                batch = b;
-                i = 0;
-              }
-              return Promise.resolve({ done: false, value: batch[i++] as RecordedPoll });
-            } catch (e) {
-              return Promise.reject(e instanceof Error ? e : new Error(String(e)));
-            }
-          },
-          return: async (): Promise<IteratorResult<RecordedPoll>> => {
-            await close();
-            return { done: true, value: undefined };
-          },
-        };
-      },
-    },
-    batches: {
-      [Symbol.asyncIterator]: () => {
-        once('batches');
-        return {
-          next: (): Promise<IteratorResult<readonly RecordedPoll[]>> => {
-            try {
-              const b = nextBatch();
-              return Promise.resolve(
-                b === undefined ? { done: true, value: undefined } : { done: false, value: b },
-              );
-            } catch (e) {
-              return Promise.reject(e instanceof Error ? e : new Error(String(e)));
-            }
-          },
-          return: async (): Promise<IteratorResult<readonly RecordedPoll[]>> => {
-            await close();
-            return { done: true, value: undefined };
-          },
-        };
-      },
-    },
-    close,
-  };
-}
-
-/** True for a path the Parquet reader and writer handle. */
-export function isParquetPath(path: string): boolean {
-  return path.toLowerCase().endsWith('.parquet');
 }

@@ -9,7 +9,8 @@ import { BadInputError, InvariantViolation } from '../../core/errors.ts';
 import type { RecordedPoll, RecordingMeta } from '../../core/market.ts';
 import { parseCommonPollLine } from './fast-line.ts';
 import { isRecordedPollShape, lineWhere, parseRecordingLine } from './format.ts';
-import { isParquetPath, openParquetRecording, parquetPollBatches } from './parquet-reader.ts';
+import { openParquetRecording } from './parquet-open.ts';
+import { isParquetPath, parquetPollBatches } from './parquet-reader.ts';
 import { LineSplitter, TextChunkReader } from './text-chunks.ts';
 
 export interface ReadRecordingOptions {
