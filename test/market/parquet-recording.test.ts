@@ -80,7 +80,7 @@ const pollLine = (t: number) =>
   fc
     .tuple(
       fc.array(ticker, { maxLength: 3 }),
-      fc.constantFrom('plain', 'plain', 'plain', 'spaced', 'escaped', 'crlf'),
+      fc.constantFrom('plain', 'plain', 'plain', 'spaced', 'escaped', 'crlf', 't-spelt'),
     )
     .map(([tickers, style]) => {
       const line = JSON.stringify({ t, tickers });
@@ -88,6 +88,8 @@ const pollLine = (t: number) =>
         return JSON.stringify({ t, tickers }, null, 0).replace('"tickers":', '"tickers": ');
       if (style === 'escaped') return line.replace(/"symbol":"c/g, '"symbol":"\\u0063');
       if (style === 'crlf') return `${line}\r`;
+      // The same number spelt otherwise: JSON.parse reads 1700000000000.0 as 1700000000000.
+      if (style === 't-spelt') return line.replace(/^\{"t":(\d+)/, '{"t":$1.0');
       return line;
     });
 
