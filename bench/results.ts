@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { ExecutorBenchResult } from './executor.ts';
 import type { MachineInfo } from './machine.ts';
 import type { MoneyBench } from './money.ts';
+import type { ParquetBenchResult } from './parquet.ts';
 import type { ReaderBenchResult } from './reader.ts';
 import type { SweepQueueBench } from './sweep-queue.ts';
 import type { SymbolsBenchResult } from './symbols.ts';
@@ -15,7 +16,15 @@ export const replaySummarySchema = z.looseObject({
 });
 export type ReplaySummary = z.infer<typeof replaySummarySchema>;
 
-export const SECTIONS = ['replay', 'reader', 'executor', 'money', 'symbols', 'sweepQueue'] as const;
+export const SECTIONS = [
+  'replay',
+  'reader',
+  'executor',
+  'money',
+  'symbols',
+  'sweepQueue',
+  'parquet',
+] as const;
 export type Section = (typeof SECTIONS)[number];
 
 export interface BenchResults {
@@ -29,6 +38,8 @@ export interface BenchResults {
   readonly money: MoneyBench | null;
   readonly symbols: SymbolsBenchResult | null;
   readonly sweepQueue: SweepQueueBench | null;
+  /** Optional: results files written before the section existed lack it. */
+  readonly parquet?: ParquetBenchResult | null;
   readonly errors: Partial<Record<Section, string>>;
   /** Wall time of each part, seconds. */
   readonly durations: Partial<Record<Section, number>>;
@@ -179,6 +190,36 @@ export const FIGURES: readonly Figure[] = [
     key: 'ratioToBareParse',
     label: 'Recording reader ÷ bare `JSON.parse`',
     target: { op: '>=', value: 0.9 },
+  },
+  {
+    section: 'parquet',
+    key: 'replayRatioToBareParse',
+    label: 'Replay from Parquet (month of minute bars, ema-cross) ÷ bare `JSON.parse` of the NDJSON',
+    target: { op: '>=', value: 1 },
+    note: 'aim 1.5',
+  },
+  {
+    section: 'parquet',
+    key: 'ticksReplayRatioToBareParse',
+    label: 'The same, the bundled ticker recording (repeated)',
+    target: { op: '>=', value: 1 },
+  },
+  {
+    section: 'parquet',
+    key: 'readingRatioToBareParse',
+    label: 'Reading Parquet → engine input (no engine) ÷ bare `JSON.parse`',
+    target: { op: '>=', value: 5 },
+  },
+  {
+    section: 'parquet',
+    key: 'sizeRatio',
+    label: 'File size, Parquet ÷ NDJSON.gz (month of minute bars)',
+  },
+  {
+    section: 'parquet',
+    key: 'peakRssRatio4x',
+    label: 'Peak RSS of the replay from Parquet, 4× ÷ 1×',
+    target: { op: '<=', value: 1.1 },
   },
   {
     section: 'executor',

@@ -1,4 +1,4 @@
-// `npm run bench [-- --only replay,reader,executor,symbols,sweepQueue] [--quick]`: runs the benchmarks one after the
+// `npm run bench [-- --only replay,reader,executor,symbols,sweepQueue,parquet] [--quick]`: runs the benchmarks one after the
 // other in this process and prints bench/results.json's object on stdout (progress goes to stderr).
 //
 // A full run writes bench/results.json (committed: the reference figures BENCHMARKS.md quotes) and
@@ -15,6 +15,7 @@ import { benchExecutor, type ExecutorBenchOptions } from './executor.ts';
 import { renderTable, replaceBetweenMarkers } from './format.ts';
 import { describeMachine } from './machine.ts';
 import { benchMoney } from './money.ts';
+import { benchParquet } from './parquet.ts';
 import { benchReader } from './reader.ts';
 import { benchSweepQueue } from './sweep-queue.ts';
 import { benchSymbols, QUICK_SYMBOLS } from './symbols.ts';
@@ -91,13 +92,14 @@ async function main(): Promise<void> {
   const machine = describeMachine();
   const errors: Partial<Record<Section, string>> = {};
   const durations: Partial<Record<Section, number>> = {};
-  const results: { -readonly [K in Section]: BenchResults[K] } = {
+  const results: { -readonly [K in Section]: Exclude<BenchResults[K], undefined> } = {
     replay: null,
     reader: null,
     executor: null,
     money: null,
     symbols: null,
     sweepQueue: null,
+    parquet: null,
   };
   const jobs: Record<Section, () => Promise<void>> = {
     // Replay first: it measures peak memory, best on a fresh process.
@@ -119,6 +121,9 @@ async function main(): Promise<void> {
     },
     sweepQueue: async () => {
       results.sweepQueue = await benchSweepQueue();
+    },
+    parquet: async () => {
+      results.parquet = await benchParquet(RECORDING, TICKS_RECORDING, { quick });
     },
   };
   for (const s of SECTIONS) {

@@ -3,6 +3,7 @@
 import { createReadStream } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { createGunzip } from 'node:zlib';
+import { isParquetPath, readParquetInfo } from '../market/recording/parquet-reader.ts';
 
 const NEWLINE = 0x0a;
 
@@ -20,6 +21,11 @@ async function isGzip(path: string): Promise<boolean> {
 /** Non-empty lines, minus a leading `{"meta": ...}` line. Undefined when the file cannot be read. */
 export async function countPolls(path: string): Promise<number | undefined> {
   try {
+    // A Parquet recording says how many polls it holds in its footer.
+    if (isParquetPath(path)) {
+      const polls = (await readParquetInfo(path)).polls;
+      return polls >= 0 ? polls : undefined;
+    }
     const gzip = await isGzip(path);
     const file = createReadStream(path);
     const text: NodeJS.ReadableStream = gzip ? file.pipe(createGunzip()) : file;

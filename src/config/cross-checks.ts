@@ -7,7 +7,7 @@ import { dec } from '../core/decimal.ts';
 type Parsed = z.output<typeof ConfigSchema>;
 
 const STRATEGY_FILE = /\.(ts|mts|js|mjs)$/;
-const RECORDING_FILE = /\.ndjson(\.gz)?$/;
+const RECORDING_FILE = /\.(ndjson(\.gz)?|parquet)$/;
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
 
 /** True for the real exchange's hosts (the default base URL or any *.weex.com host). */
@@ -59,7 +59,10 @@ function crossCheck(c: Parsed, ctx: z.RefinementCtx): void {
     ['backtest', c.backtest.data],
   ] as const) {
     if (data !== undefined && !RECORDING_FILE.test(data))
-      issue([section, 'data'], `expected a .ndjson or .ndjson.gz recording, got ${JSON.stringify(data)}`);
+      issue(
+        [section, 'data'],
+        `expected a .ndjson, .ndjson.gz or .parquet recording, got ${JSON.stringify(data)}`,
+      );
   }
 
   if (c.mode === 'paper') {

@@ -302,7 +302,9 @@ const PaperSchema = z
       'Where paper tickers come from (embedded venue): `live` = the real tickers endpoint at exchange.baseUrl (public, no credentials); `recording` = the file in paper.data.',
       'live',
     ),
-    data: text('Recording (.ndjson or .ndjson.gz) replayed when paper.source is `recording`.').optional(),
+    data: text(
+      'Recording (.ndjson, .ndjson.gz or .parquet) replayed when paper.source is `recording`.',
+    ).optional(),
     clock: oneOf(
       ['realtime', 'lockstep'],
       'How a recording is replayed: `realtime` = recorded time mapped onto the wall clock × speed; `lockstep` = each tickers poll advances one snapshot.',

@@ -9,6 +9,7 @@ const COMMANDS = [
   'sim',
   'record',
   'import',
+  'convert',
   'api',
   'sweep',
   'validate',

@@ -222,6 +222,32 @@ describe('capibot record (child process)', { timeout: 90_000 }, () => {
     expect(all.slice(polls.length).every((p) => p.tickers.length === 2)).toBe(true);
   });
 
+  it('--format parquet records into a journal and converts it at the end', async () => {
+    const base = await tickersServer();
+    const out = join(tempDir(), 'live.parquet');
+    const run = capibot([
+      'record',
+      '--out',
+      out,
+      '--base-url',
+      base,
+      '--interval-ms',
+      '400',
+      '--duration-s',
+      '2',
+    ]);
+    expect(await run.exit, run.stderr()).toBe(0);
+    expect(run.stderr()).toMatch(/converted \d+ polls to .*live\.parquet/);
+    expect(existsSync(`${out}.ndjson`)).toBe(false);
+    const polls = await collect(out);
+    expect(polls.length).toBeGreaterThanOrEqual(2);
+    expect(polls[0]!.tickers.map((t) => t.symbol)).toEqual(['cmt_btcusdt', 'cmt_ethusdt']);
+    // A Parquet recording cannot be continued: refused, the file untouched.
+    const again = capibot(['record', '--out', out, '--base-url', base, '--duration-s', '1']);
+    expect(await again.exit).toBe(2);
+    expect(again.stderr()).toMatch(/cannot be continued/);
+  });
+
   it('a recorder killed outright (SIGKILL) still leaves a readable recording', async () => {
     const base = await tickersServer();
     const out = join(tempDir(), 'killed.ndjson.gz');

@@ -64,7 +64,7 @@ export const registerBacktest: RegisterCommand = (program, ctx) => {
     )
     .option(
       '--data <file>',
-      'recording to replay (.ndjson or .ndjson.gz) (default: backtest.data, else paper.data; with ' +
+      'recording to replay (.ndjson, .ndjson.gz or .parquet) (default: backtest.data, else paper.data; with ' +
         `--strategy: ${DEFAULT_BACKTEST_DATA}, the bundled sample)`,
     )
     .option(

@@ -10,11 +10,18 @@ import {
   importBinanceWs,
   type BinanceWsImportOptions,
 } from '../../market/importers/binance-ws.ts';
+import { barsTableMeta, importBarsTable, type BarsTableOptions } from '../../market/importers/bars-table.ts';
+import { importQuotes, quotesMeta, type TableImportOptions } from '../../market/importers/quotes.ts';
+import { isParquetPath } from '../../market/recording/parquet-reader.ts';
+import { openParquetRecordingWriter } from '../../market/recording/parquet-writer.ts';
 import { openRecordingWriter } from '../../market/recording/writer.ts';
 import type { RegisterCommand } from '../command.ts';
 
 interface ImportFlags {
-  readonly from: 'binance-ws' | 'bars-csv';
+  readonly from: 'binance-ws' | 'bars-csv' | 'quotes' | 'bars' | 'freqtrade';
+  readonly map?: string;
+  readonly intScale?: string;
+  readonly format?: 'ndjson' | 'parquet';
   readonly symbol: string;
   readonly gridMs?: string;
   readonly sourceSymbol?: string;
@@ -36,6 +43,26 @@ function checkSymbol(text: string): string {
   return text;
 }
 
+function parseScale(text: string): number {
+  const n = /^\d{1,2}$/.test(text.trim()) ? Number(text.trim()) : Number.NaN;
+  if (!(n >= 0 && n <= 30))
+    throw new BadInputError(`--int-scale must be an integer 0..30, got ${JSON.stringify(text)}`);
+  return n;
+}
+
+/** The Parquet writer as the import loop uses a writer. */
+function parquetSink(
+  out: string,
+  meta: RecordingMeta,
+): {
+  write(p: RecordedPoll): void;
+  close(): Promise<void>;
+  abort(): void;
+  readonly lastT: number | undefined;
+} {
+  return openParquetRecordingWriter(out, { meta });
+}
+
 export const registerImport: RegisterCommand = (program: Command, ctx) => {
   program
     .command('import')
@@ -47,10 +74,31 @@ export const registerImport: RegisterCommand = (program: Command, ctx) => {
         'grid with --grid-ms; 24 h fields are session-relative (said so in the meta line). ' +
         'bars-csv: OHLCV bars (timestamp,open,high,low,close,volume; timestamps UTC date-times or epoch seconds, milliseconds, microseconds or nanoseconds) ' +
         '→ one snapshot per bar with rolling 24 h statistics once a full day exists; bid/ask = close ∓ tick/2, ' +
-        'flagged synthetic (pass --tick with the market\'s tick). An input that yields no snapshot is refused.',
+        "flagged synthetic (pass --tick with the market's tick). " +
+        'quotes: quote ticks from a Parquet or CSV table (NautilusTrader catalog QuoteTick files: ts_event, bid_price, ask_price) ' +
+        '→ one snapshot per quote, last = the mid (synthetic). bars: OHLCV bars from a Parquet or CSV table with any column names ' +
+        '(NautilusTrader catalog bar files), as bars-csv. freqtrade: Freqtrade candle files (.parquet or .json; not .feather), as bars-csv. ' +
+        'Columns are found by their usual names or named with --map; a bad row is refused with its row number and column. ' +
+        'An input that yields no snapshot is refused; on error nothing is written.',
     )
     .addOption(
-      new Option('--from <FORMAT>', 'input format').choices(['binance-ws', 'bars-csv']).makeOptionMandatory(),
+      new Option('--from <FORMAT>', 'input format')
+        .choices(['binance-ws', 'bars-csv', 'quotes', 'bars', 'freqtrade'])
+        .makeOptionMandatory(),
+    )
+    .option(
+      '--map <FIELD=COLUMN,…>',
+      'quotes, bars, freqtrade: input columns, e.g. time=ts_event,bid=bid_price,ask=ask_price (fields: time, bid, ask; time, open, high, low, close, volume)',
+    )
+    .option(
+      '--int-scale <N>',
+      'quotes, bars: integer prices are value × 10^-N (default 9 for NautilusTrader files, which say price_precision; else 0)',
+    )
+    .addOption(
+      new Option(
+        '--format <FORMAT>',
+        'recording format to write (default: by OUT, .parquet → parquet)',
+      ).choices(['ndjson', 'parquet']),
     )
     .requiredOption('--symbol <SYM>', 'symbol written into the recording, e.g. cmt_btcusdt')
     .option('--grid-ms <N>', 'binance-ws: one snapshot per N ms of exchange time (default: every update)')
@@ -69,7 +117,7 @@ export const registerImport: RegisterCommand = (program: Command, ctx) => {
     )
     .option('--force', 'replace OUT when it exists (default: refuse)')
     .argument('<IN>', 'input file')
-    .argument('<OUT>', 'recording to write (.ndjson or .ndjson.gz)')
+    .argument('<OUT>', 'recording to write (.ndjson, .ndjson.gz or .parquet)')
     .action(async (input: string, out: string, flags: ImportFlags) => {
       const symbol = checkSymbol(flags.symbol);
       // OUT first: the meta step reads the whole input (its SHA-256), which may be gigabytes.
@@ -80,9 +128,43 @@ export const registerImport: RegisterCommand = (program: Command, ctx) => {
       const parent = dirname(resolve(out));
       if (!existsSync(parent) || !statSync(parent).isDirectory())
         throw new BadInputError(`the folder ${parent} does not exist`, out);
+      const parquet = (flags.format ?? (isParquetPath(out) ? 'parquet' : 'ndjson')) === 'parquet';
+      if (parquet !== isParquetPath(out))
+        throw new BadInputError(
+          parquet
+            ? '--format parquet needs OUT to end in .parquet'
+            : 'OUT ends in .parquet: use --format parquet (or another name)',
+          out,
+        );
+      const table = flags.from === 'quotes' || flags.from === 'bars' || flags.from === 'freqtrade';
+      if (!table && (flags.map !== undefined || flags.intScale !== undefined))
+        throw new BadInputError('--map and --int-scale apply to --from quotes, bars and freqtrade only');
       let meta: RecordingMeta;
       let polls: AsyncIterable<RecordedPoll>;
-      if (flags.from === 'binance-ws') {
+      if (table) {
+        if (flags.gridMs !== undefined || flags.sourceSymbol !== undefined)
+          throw new BadInputError('--grid-ms and --source-symbol apply to --from binance-ws only');
+        const base: TableImportOptions = {
+          symbol,
+          ...(flags.map !== undefined ? { map: flags.map } : {}),
+          ...(flags.intScale !== undefined ? { intScale: parseScale(flags.intScale) } : {}),
+        };
+        if (flags.from === 'quotes') {
+          if (flags.tick !== '1' || flags.barLabel !== 'open')
+            throw new BadInputError('--tick and --bar-label apply to bars only');
+          meta = await quotesMeta(input, base);
+          polls = importQuotes(input, base);
+        } else {
+          const opts: BarsTableOptions = {
+            ...base,
+            tick: flags.tick,
+            barLabel: flags.barLabel,
+            ...(flags.from === 'freqtrade' ? { preset: 'freqtrade' as const } : {}),
+          };
+          meta = await barsTableMeta(input, opts);
+          polls = importBarsTable(input, opts);
+        }
+      } else if (flags.from === 'binance-ws') {
         if (flags.tick !== '1' || flags.barLabel !== 'open')
           throw new BadInputError('--tick and --bar-label apply to --from bars-csv only');
         const opts: BinanceWsImportOptions = {
@@ -100,13 +182,16 @@ export const registerImport: RegisterCommand = (program: Command, ctx) => {
         meta = await barsCsvMeta(input, opts);
         polls = importBarsCsv(input, opts);
       }
-      // Written under a temporary name and renamed at the end: a failed import leaves no partial OUT.
+      // Written under a temporary name and renamed at the end: a failed import leaves no partial OUT
+      // (the Parquet writer does the same itself).
       const partial = `${out}.partial-${process.pid}`;
-      const writer = await openRecordingWriter(partial, {
-        meta,
-        mode: 'overwrite',
-        gzip: out.endsWith('.gz'),
-      });
+      const writer = parquet
+        ? parquetSink(out, meta)
+        : await openRecordingWriter(partial, {
+            meta,
+            mode: 'overwrite',
+            gzip: out.endsWith('.gz'),
+          });
       let count = 0;
       let firstT: number | undefined;
       try {
@@ -118,15 +203,18 @@ export const registerImport: RegisterCommand = (program: Command, ctx) => {
         // A recording without polls cannot be replayed: say why none came out, write nothing.
         if (count === 0)
           throw new BadInputError(
-            flags.from === 'bars-csv'
+            flags.from === 'bars-csv' || flags.from === 'bars' || flags.from === 'freqtrade'
               ? 'no snapshot came out: the first one needs a full statistics window of bars (24 h by default)'
-              : 'no snapshot came out: it needs both a bookTicker and a trade event, each in the combined-stream wrapper {"stream":…,"data":…}',
+              : flags.from === 'quotes'
+                ? 'no snapshot came out: the table has no rows'
+                : 'no snapshot came out: it needs both a bookTicker and a trade event, each in the combined-stream wrapper {"stream":…,"data":…}',
             input,
           );
         await writer.close();
-        renameSync(partial, out);
+        if (!parquet) renameSync(partial, out);
       } catch (e) {
-        await writer.close().catch(() => undefined);
+        if (parquet) (writer as ReturnType<typeof parquetSink>).abort();
+        else await writer.close().catch(() => undefined);
         rmSync(partial, { force: true });
         throw e;
       }

@@ -47,6 +47,12 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import('./import.ts')).registerImport,
   },
   {
+    name: 'convert',
+    term: 'convert [options] <IN> <OUT>',
+    summary: 'Convert a recording between NDJSON and Parquet, losslessly',
+    load: async () => (await import('./convert.ts')).registerConvert,
+  },
+  {
     name: 'api',
     term: 'api',
     summary: 'One request to the contract API /capi/v2, reply as JSON on stdout',

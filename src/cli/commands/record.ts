@@ -1,9 +1,12 @@
 // `capibot record`: polls the public tickers endpoint and appends one line per poll to a recording.
-import type { Command } from 'commander';
+import { existsSync, rmSync } from 'node:fs';
+import { Option, type Command } from 'commander';
 import { BadInputError } from '../../core/errors.ts';
 import { WeexClient } from '../../exchange/weex/client.ts';
 import { DEFAULT_BASE_URL } from '../../exchange/weex/transport.ts';
 import { runRecorder } from '../../market/recorder.ts';
+import { convertRecording } from '../../market/recording/convert.ts';
+import { isParquetPath } from '../../market/recording/parquet-reader.ts';
 import { createRootLogger } from '../../obs/logger.ts';
 import type { RegisterCommand } from '../command.ts';
 
@@ -13,6 +16,7 @@ interface RecordFlags {
   readonly intervalMs: string;
   readonly durationS?: string;
   readonly symbols?: string;
+  readonly format?: 'ndjson' | 'parquet';
 }
 
 /** A positive integer flag value; BadInputError naming the flag otherwise. */
@@ -34,7 +38,13 @@ export const registerRecord: RegisterCommand = (program: Command, ctx) => {
         'when REC ends in .gz, flushed after every poll. An existing recording is continued. Stops after ' +
         '--duration-s or on Ctrl-C (SIGINT/SIGTERM), always leaving a valid file.',
     )
-    .requiredOption('--out <REC>', 'recording file (.ndjson or .ndjson.gz)')
+    .requiredOption('--out <REC>', 'recording file (.ndjson, .ndjson.gz or .parquet)')
+    .addOption(
+      new Option(
+        '--format <FORMAT>',
+        'parquet: record into the journal REC.ndjson (flushed every poll, continued after a crash) and convert it to REC at the end (default: by REC, .parquet → parquet)',
+      ).choices(['ndjson', 'parquet']),
+    )
     .option('--base-url <URL>', 'API origin (a `capibot sim` address works too)', DEFAULT_BASE_URL)
     .option(
       '--interval-ms <N>',
@@ -56,13 +66,31 @@ export const registerRecord: RegisterCommand = (program: Command, ctx) => {
       // The exchange's symbols are lower case (cmt_btcusdt): another spelling never matches a ticker.
       for (const s of symbols ?? [])
         if (!/^[a-z0-9_]+$/.test(s))
-          throw new BadInputError(`--symbols: ${JSON.stringify(s)} is not a symbol like cmt_btcusdt (lower case)`);
+          throw new BadInputError(
+            `--symbols: ${JSON.stringify(s)} is not a symbol like cmt_btcusdt (lower case)`,
+          );
       let baseUrl: string;
       try {
         baseUrl = new URL(flags.baseUrl).origin;
       } catch {
         throw new BadInputError(`--base-url is not a URL: ${flags.baseUrl}`);
       }
+
+      // Parquet has its footer at the end: polls go to an NDJSON journal, converted when recording stops.
+      const parquet = (flags.format ?? (isParquetPath(flags.out) ? 'parquet' : 'ndjson')) === 'parquet';
+      if (parquet !== isParquetPath(flags.out))
+        throw new BadInputError(
+          parquet
+            ? '--format parquet needs --out to end in .parquet'
+            : '--out ends in .parquet: use --format parquet',
+          flags.out,
+        );
+      if (parquet && existsSync(flags.out))
+        throw new BadInputError(
+          'exists, and a Parquet recording cannot be continued: record to a new name (or to NDJSON, and convert)',
+          flags.out,
+        );
+      const journal = parquet ? `${flags.out}.ndjson` : flags.out;
 
       const root = createRootLogger();
       const logger = root.logger.child({ component: 'record' });
@@ -72,9 +100,11 @@ export const registerRecord: RegisterCommand = (program: Command, ctx) => {
       process.once('SIGTERM', onSignal);
       const client = new WeexClient({ baseUrl, logger: root.logger, signal: abort.signal });
       try {
-        ctx.out.info(`recording ${baseUrl} tickers every ${intervalMs} ms into ${flags.out} (Ctrl-C stops)`);
+        ctx.out.info(
+          `recording ${baseUrl} tickers every ${intervalMs} ms into ${journal}${parquet ? ` (converted to ${flags.out} at the end)` : ''} (Ctrl-C stops)`,
+        );
         const r = await runRecorder({
-          out: flags.out,
+          out: journal,
           fetchTickers: () => client.tickers(),
           intervalMs,
           ...(durationMs !== undefined ? { durationMs } : {}),
@@ -94,6 +124,11 @@ export const registerRecord: RegisterCommand = (program: Command, ctx) => {
         if (r.polls === 0) {
           ctx.out.info('record: nothing was recorded (see the warnings above)');
           ctx.setExitCode(1);
+        }
+        if (parquet && existsSync(journal)) {
+          const c = await convertRecording(journal, flags.out);
+          rmSync(journal);
+          ctx.out.info(`converted ${c.polls} polls to ${flags.out}`);
         }
       } finally {
         process.off('SIGINT', onSignal);

@@ -106,7 +106,7 @@ export const registerSim: RegisterCommand = (program, ctx) => {
     .description(
       'Serve the paper exchange: a capi/v2 simulator (matching, fees, hedge positions, weights, signatures, faults) fed by a recording',
     )
-    .requiredOption('--data <file>', 'recording to serve (.ndjson or .ndjson.gz)')
+    .requiredOption('--data <file>', 'recording to serve (.ndjson, .ndjson.gz or .parquet)')
     .option('--port <n>', 'TCP port; 0 picks a free one (printed)', intArg(0, 65535), 0)
     .option('--host <addr>', 'address to listen on (keep it loopback)', '127.0.0.1')
     .addOption(

@@ -9,6 +9,8 @@ import { BadInputError, InvariantViolation } from '../../core/errors.ts';
 import type { RecordedPoll, RecordingMeta } from '../../core/market.ts';
 import { parseCommonPollLine } from './fast-line.ts';
 import { isRecordedPollShape, lineWhere, parseRecordingLine } from './format.ts';
+import { openParquetRecording } from './parquet-open.ts';
+import { isParquetPath, parquetPollBatches } from './parquet-reader.ts';
 import { LineSplitter, TextChunkReader } from './text-chunks.ts';
 
 export interface ReadRecordingOptions {
@@ -211,6 +213,8 @@ class PollIterator implements AsyncIterableIterator<RecordedPoll> {
  * when the file cannot be read or its first lines are bad.
  */
 export async function openRecording(path: string, opts: ReadRecordingOptions = {}): Promise<OpenedRecording> {
+  // A `.parquet` recording is read from its columns (parquet-reader.ts); the options are NDJSON's.
+  if (isParquetPath(path)) return openParquetRecording(path);
   const cursor = new RecordingCursor(path, await TextChunkReader.open(path), opts);
   let first: RecordedPoll[] | undefined;
   try {
@@ -276,6 +280,24 @@ export async function openRecording(path: string, opts: ReadRecordingOptions = {
  * out of the loop closes it. Bad lines throw BadInputError naming `file:line`.
  */
 export function readRecording(path: string, opts: ReadRecordingOptions = {}): AsyncIterable<RecordedPoll> {
+  if (isParquetPath(path))
+    return {
+      [Symbol.asyncIterator]: () => {
+        let rec: Promise<OpenedRecording> | undefined;
+        let it: AsyncIterator<RecordedPoll> | undefined;
+        return {
+          next: async () => {
+            rec ??= openParquetRecording(path);
+            it ??= (await rec).polls[Symbol.asyncIterator]();
+            return it.next();
+          },
+          return: async () => {
+            await (await rec)?.close();
+            return { done: true, value: undefined };
+          },
+        };
+      },
+    };
   return {
     [Symbol.asyncIterator]: () => {
       let cursor: RecordingCursor | undefined;
@@ -300,6 +322,10 @@ export async function* readRecordingBatches(
   path: string,
   opts: ReadRecordingOptions = {},
 ): AsyncGenerator<readonly RecordedPoll[], void, undefined> {
+  if (isParquetPath(path)) {
+    yield* parquetPollBatches(path);
+    return;
+  }
   const cursor = new RecordingCursor(path, await TextChunkReader.open(path), opts);
   try {
     for (;;) {

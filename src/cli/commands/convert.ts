@@ -1,0 +1,38 @@
+// `capibot convert IN OUT`: a recording between NDJSON (.ndjson, .ndjson.gz) and Parquet (.parquet),
+// losslessly both ways (src/market/recording/convert.ts; the format: docs/data.md).
+import { existsSync, statSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import type { Command } from 'commander';
+import { BadInputError } from '../../core/errors.ts';
+import { convertRecording } from '../../market/recording/convert.ts';
+import type { RegisterCommand } from '../command.ts';
+
+interface ConvertFlags {
+  readonly force?: boolean;
+}
+
+export const registerConvert: RegisterCommand = (program: Command, ctx) => {
+  program
+    .command('convert')
+    .description(
+      'Convert a recording between NDJSON (.ndjson, .ndjson.gz) and Parquet (.parquet), by the file names. ' +
+        'Lossless both ways: NDJSON → Parquet → NDJSON gives back the same text byte for byte (decompressed), ' +
+        'meta line included; the Parquet file carries its sha256 and converting back checks it. ' +
+        'Every line is checked as a backtest reads it; on error nothing is written.',
+    )
+    .option('--force', 'replace OUT when it exists (default: refuse)')
+    .argument('<IN>', 'recording to read')
+    .argument('<OUT>', 'recording to write')
+    .action(async (input: string, out: string, flags: ConvertFlags) => {
+      if (!existsSync(input)) throw new BadInputError('recording not found', input);
+      if (existsSync(out) && statSync(out).isDirectory())
+        throw new BadInputError('is a folder: name the recording file to write', out);
+      if (flags.force !== true && existsSync(out))
+        throw new BadInputError('file exists (use --force to replace it)', out);
+      const parent = dirname(resolve(out));
+      if (!existsSync(parent) || !statSync(parent).isDirectory())
+        throw new BadInputError(`the folder ${parent} does not exist`, out);
+      const r = await convertRecording(input, out);
+      ctx.out.info(`converted ${r.polls} polls: ${input} → ${out}`);
+    });
+};
