@@ -23,7 +23,6 @@ import { parseStrategyParams, strategySymbols } from '../strategy/define.ts';
 import { Session, type HarnessConfig } from '../strategy/testing/session.ts';
 import type { DisabledStrategy, EquitySample, RunRecord, RunStrategy } from './report/types.ts';
 import { reconcilerConfig } from '../runner/options.ts';
-import { HeapBound } from './heap-bound.ts';
 import { CHART_ALL_UP_TO, ChartedLatest, PriceLines, sampledPrices } from './sampled-prices.ts';
 import { Sampler } from './sampler.ts';
 
@@ -40,8 +39,8 @@ export function retireAfterMs(config: Config): number {
   return Math.max(6 * 3_600_000, 4 * reconcilerConfig(config.polling).recentMs);
 }
 
-/** Polls between two memory upkeeps (retiring old rows, checking the heap): at a batch's end. */
-const UPKEEP_POLLS = 1024;
+/** Polls between two retirements of old rows (at a batch's end). */
+const RETIRE_EVERY_POLLS = 1024;
 
 /** Seed of the simulator's order and trade ids: fixed, so runs are reproducible. */
 export const BACKTEST_SEED = 1;
@@ -242,12 +241,17 @@ async function replay(
     }
     events.length = 0;
   };
-  // Memory stays flat in the run's length: old rows retired, the heap collected at its live size.
-  const heap = new HeapBound();
+  // Memory stays flat in the run's length: old rows retire from the store into compact text.
   const retireAfter = o.retireAfterMs ?? retireAfterMs(config);
-  let nextUpkeep = 0;
+  let nextRetire = 0;
   for (let batch: readonly RecordedPoll[] | undefined = head; batch !== undefined;) {
-    for (const poll of batch) {
+    // The batch is this replay's own array (the reader makes one per chunk): each poll is let go once
+    // fed, so the ticker objects made for it die young instead of living, and being promoted to the
+    // old generation, as long as the rest of its batch.
+    const polls = batch as (RecordedPoll | undefined)[];
+    for (let i = 0; i < polls.length; i++) {
+      const poll = polls[i] as RecordedPoll;
+      polls[i] = undefined;
       // A quiet poll is replayed synchronously (feedNow returns nothing to wait for).
       const pending = session.feedNow(poll);
       if (pending !== undefined) await pending;
@@ -255,10 +259,9 @@ async function replay(
       if (sampler.due(poll.t)) sample(poll.t);
     }
     o.onProgress?.(session.polls);
-    if (session.polls >= nextUpkeep) {
-      nextUpkeep = session.polls + UPKEEP_POLLS;
+    if (session.polls >= nextRetire) {
+      nextRetire = session.polls + RETIRE_EVERY_POLLS;
       if (Number.isFinite(retireAfter)) session.store.retire(session.vt.now() - retireAfter);
-      heap.check();
     }
     batch = await nextBatch(batches);
   }
