@@ -42,7 +42,10 @@ describe('the daily summary', () => {
     closers.push(() => notify.close());
     for (let i = 0; i < 100 && hook.requests.length === 0; i++) await new Promise((r) => setTimeout(r, 20));
     expect(hook.requests).toHaveLength(1);
-    const body = JSON.parse(hook.requests[0]?.body ?? '{}') as { event: string; data: Record<string, unknown> };
+    const body = JSON.parse(hook.requests[0]?.body ?? '{}') as {
+      event: string;
+      data: Record<string, unknown>;
+    };
     expect(body.event).toBe('daily');
     expect(body.data).toMatchObject({
       tradingState: 'REDUCING',
