@@ -188,7 +188,10 @@ export class MemoryStore implements OrderStore {
     const idBefore = order.orderId !== undefined ? this.#byOrderId.get(order.orderId) : undefined;
     const mark = this.#put(order);
     this.#onUndo(() => {
-      if (list !== undefined && at >= 0) list[at] = before;
+      // Found again rather than by `at`: a prune in the same transaction may have brought retired
+      // orders back into this list (#thawAll), moving the order from where it was written.
+      const now = list?.indexOf(order) ?? -1;
+      if (list !== undefined && now >= 0) list[now] = before;
       if (mark !== undefined) remove(this.#terminal, mark);
       if (order.orderId !== undefined) {
         if (idBefore === undefined) this.#byOrderId.delete(order.orderId);
@@ -522,12 +525,6 @@ export class MemoryStore implements OrderStore {
       retired.add(o.clientOid);
       this.#cold.addOrder(o);
       this.#orders.delete(o.clientOid);
-      if (o.orderId === undefined) continue;
-      const byOrder = this.#fillsByOrder.get(o.orderId);
-      if (byOrder === undefined) continue;
-      const stay = byOrder.filter((f) => (this.#fills.get(f.tradeId) ?? f).clientOid !== o.clientOid);
-      if (stay.length === 0) this.#fillsByOrder.delete(o.orderId);
-      else this.#fillsByOrder.set(o.orderId, stay);
     }
     this.#terminal.splice(0, k);
     if (retired.size === 0) return 0;
@@ -537,18 +534,27 @@ export class MemoryStore implements OrderStore {
         list.filter((o) => !retired.has(o.clientOid)),
       );
     }
+    // A fill retires with the order it is attributed to (its client_oid), which need not be the order
+    // its exchange order id names: it leaves the per-order index under its own order id.
     const keptFills: StoredFill[] = [];
+    const leftOrderIds = new Set<OrderId>();
     for (const f of this.#fillList) {
       const now = this.#fills.get(f.tradeId) ?? f;
       if (now.clientOid !== undefined && retired.has(now.clientOid)) {
         this.#cold.addFill(now, this.#rowid.get(f.tradeId) ?? 0);
         this.#fills.delete(f.tradeId);
         this.#rowid.delete(f.tradeId);
+        leftOrderIds.add(f.orderId);
       } else {
         keptFills.push(f);
       }
     }
     refillArray(this.#fillList, keptFills);
+    for (const id of leftOrderIds) {
+      const stay = (this.#fillsByOrder.get(id) ?? []).filter((f) => this.#fills.has(f.tradeId));
+      if (stay.length === 0) this.#fillsByOrder.delete(id);
+      else this.#fillsByOrder.set(id, stay);
+    }
     return retired.size;
   }
 
