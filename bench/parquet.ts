@@ -27,7 +27,7 @@ import { tickerRows } from '../src/core/ticker-rows.ts';
 import { convertRecording } from '../src/market/recording/convert.ts';
 import { openRecording } from '../src/market/recording/reader.ts';
 import { bareParse } from './reader.ts';
-import { gzipLines, pollLines } from './recording-files.ts';
+import { pollLines, writeRepeated } from './recording-files.ts';
 import type { ChildResult } from './replay.ts';
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -155,25 +155,6 @@ async function lowestPeak(config: string, recording: string): Promise<ChildResul
   return a.maxRssBytes <= b.maxRssBytes ? a : b;
 }
 
-/** `lines` `factor` times, each copy shifted in time after the previous one, as .ndjson.gz. */
-async function repeated(lines: readonly string[], factor: number, path: string): Promise<void> {
-  const ts = lines.map((l) => (JSON.parse(l) as { t: number }).t);
-  const first = ts[0] ?? 0;
-  const step = (ts[1] ?? first + 1000) - first;
-  const shift = (ts[ts.length - 1] ?? first) - first + Math.max(1, step);
-  const out = gzipLines(path);
-  await out.line(JSON.stringify({ meta: { source: `bench/parquet.ts: ${factor}× time-shifted copies` } }));
-  for (let k = 0; k < factor; k++) {
-    for (const l of lines) {
-      const p = JSON.parse(l) as { t: number; tickers: { timestamp: string }[] };
-      p.t += k * shift;
-      for (const t of p.tickers) t.timestamp = String(Number(t.timestamp) + k * shift);
-      await out.line(JSON.stringify(p));
-    }
-  }
-  await out.end();
-}
-
 async function replayFigures(
   label: string,
   ndjson: string,
@@ -235,7 +216,7 @@ export async function benchParquet(
     const factor = opts.quick === true ? 8 : 32;
     const ticksNdjson = join(dir, `ticks-x${factor}.ndjson.gz`);
     const ticksParquet = join(dir, `ticks-x${factor}.parquet`);
-    await repeated(pollLines(resolve(REPO, ticks)), factor, ticksNdjson);
+    await writeRepeated(pollLines(resolve(REPO, ticks)), factor, ticksNdjson, 'bench/parquet.ts');
     await convertRecording(ticksNdjson, ticksParquet);
     log(`replay of ${ticks} ×${factor} from Parquet and from NDJSON`);
     const ticksFigures = await replayFigures(
@@ -249,7 +230,7 @@ export async function benchParquet(
     log('peak RSS: the month from Parquet, 1× and 4×');
     const x4 = join(dir, 'month-x4.ndjson.gz');
     const x4Parquet = join(dir, 'month-x4.parquet');
-    await repeated(lines, 4, x4);
+    await writeRepeated(lines, 4, x4, 'bench/parquet.ts');
     await convertRecording(x4, x4Parquet);
     const one = await lowestPeak(CONFIG, monthParquet);
     const four = await lowestPeak(CONFIG, x4Parquet);

@@ -48,3 +48,31 @@ export function gzipLines(path: string, level?: number): GzipLines {
     },
   };
 }
+
+/**
+ * Writes `lines` `factor` times, gzip, each copy shifted in time after the previous one (its `t` and
+ * every ticker's `timestamp`), under a meta line naming `source`.
+ */
+export async function writeRepeated(
+  lines: readonly string[],
+  factor: number,
+  path: string,
+  source: string,
+): Promise<void> {
+  const first = JSON.parse(lines[0] as string) as { t: number };
+  const last = JSON.parse(lines[lines.length - 1] as string) as { t: number };
+  const second = lines.length > 1 ? (JSON.parse(lines[1] as string) as { t: number }).t : first.t + 1_000;
+  const shift = last.t - first.t + Math.max(1, second - first.t);
+  const out = gzipLines(path);
+  await out.line(JSON.stringify({ meta: { source: `${source}: ${factor}× time-shifted copies` } }));
+  for (let k = 0; k < factor; k++) {
+    for (const l of lines) {
+      const p = JSON.parse(l) as { t: number; tickers: { timestamp?: string }[] };
+      p.t += k * shift;
+      for (const t of p.tickers)
+        if (t.timestamp !== undefined) t.timestamp = String(Number(t.timestamp) + k * shift);
+      await out.line(JSON.stringify(p));
+    }
+  }
+  await out.end();
+}

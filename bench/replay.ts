@@ -27,7 +27,7 @@ import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import { isStrategyDefinition, type StrategyDefinition } from '../src/strategy/define.ts';
-import { gzipLines, pollLines } from './recording-files.ts';
+import { pollLines, writeRepeated } from './recording-files.ts';
 import { strategyFloor } from './strategy-floor.ts';
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -173,26 +173,6 @@ function bareParseCpuMs(lines: readonly string[], runs = 5): number {
   return best;
 }
 
-/** Writes `lines` `factor` times, each copy shifted in time after the previous one, gzip. */
-async function writeRepeated(lines: readonly string[], factor: number, path: string): Promise<void> {
-  const first = JSON.parse(lines[0] as string) as { t: number };
-  const last = JSON.parse(lines[lines.length - 1] as string) as { t: number };
-  const second = lines.length > 1 ? (JSON.parse(lines[1] as string) as { t: number }).t : first.t + 1_000;
-  const shift = last.t - first.t + Math.max(1, second - first.t);
-  const out = gzipLines(path);
-  await out.line(JSON.stringify({ meta: { source: `bench/replay.ts: ${factor}× time-shifted copies` } }));
-  for (let k = 0; k < factor; k++) {
-    for (const l of lines) {
-      const p = JSON.parse(l) as { t: number; tickers: { timestamp?: string }[] };
-      p.t += k * shift;
-      for (const t of p.tickers)
-        if (t.timestamp !== undefined) t.timestamp = String(Number(t.timestamp) + k * shift);
-      await out.line(JSON.stringify(p));
-    }
-  }
-  await out.end();
-}
-
 /** The bundled example config replayed at 1× and N×: its marginal figures (see `exampleConfig`). */
 async function exampleFigures(
   configPath: string,
@@ -283,7 +263,7 @@ export async function benchReplay(
     let marginal: MarginalFigures | undefined;
     if (opts.memory ?? true) {
       const longer = join(dir, `x${factor}.ndjson.gz`);
-      await writeRepeated(lines, factor, longer);
+      await writeRepeated(lines, factor, longer, 'bench/replay.ts');
       log(`replaying the ${factor}× recording (${lines.length * factor} polls)`);
       four = await replayInChild(config, longer);
       log(

@@ -86,14 +86,16 @@ export const FIGURES: readonly Figure[] = [
   {
     section: 'replay',
     key: 'exampleMarginalRatioToBareParse',
-    label: 'Replay ÷ bare `JSON.parse`, marginal: 1-minute bars, the bundled example (`config/month.yaml`: ema-cross, stops on the exchange)',
+    label:
+      'Replay ÷ bare `JSON.parse`, marginal: 1-minute bars, the bundled example (`config/month.yaml`: ema-cross, stops on the exchange)',
     target: { op: '>=', value: 0.5 },
     note: 'aim 0.8',
   },
   {
     section: 'replay',
     key: 'ticksExampleMarginalRatioToBareParse',
-    label: 'Replay ÷ bare `JSON.parse`, marginal: 1-second tickers, the bundled example (`config/example.yaml`)',
+    label:
+      'Replay ÷ bare `JSON.parse`, marginal: 1-second tickers, the bundled example (`config/example.yaml`)',
     target: { op: '>=', value: 0.5 },
     note: 'aim 0.8',
   },

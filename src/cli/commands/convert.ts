@@ -1,11 +1,11 @@
 // `capibot convert IN OUT`: a recording between NDJSON (.ndjson, .ndjson.gz) and Parquet (.parquet),
 // losslessly both ways (src/market/recording/convert.ts; the format: docs/data.md).
-import { existsSync, statSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
 import { BadInputError } from '../../core/errors.ts';
 import { convertRecording } from '../../market/recording/convert.ts';
 import type { RegisterCommand } from '../command.ts';
+import { checkOutputFile } from '../output-file.ts';
 
 interface ConvertFlags {
   readonly force?: boolean;
@@ -25,13 +25,7 @@ export const registerConvert: RegisterCommand = (program: Command, ctx) => {
     .argument('<OUT>', 'recording to write')
     .action(async (input: string, out: string, flags: ConvertFlags) => {
       if (!existsSync(input)) throw new BadInputError('recording not found', input);
-      if (existsSync(out) && statSync(out).isDirectory())
-        throw new BadInputError('is a folder: name the recording file to write', out);
-      if (flags.force !== true && existsSync(out))
-        throw new BadInputError('file exists (use --force to replace it)', out);
-      const parent = dirname(resolve(out));
-      if (!existsSync(parent) || !statSync(parent).isDirectory())
-        throw new BadInputError(`the folder ${parent} does not exist`, out);
+      checkOutputFile(out, flags.force);
       const r = await convertRecording(input, out);
       ctx.out.info(`converted ${r.polls} polls: ${input} → ${out}`);
     });

@@ -1,6 +1,5 @@
 // `capibot import`: turns third-party market data into a recording.
-import { existsSync, renameSync, rmSync, statSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { renameSync, rmSync } from 'node:fs';
 import { Option, type Command } from 'commander';
 import type { RecordedPoll, RecordingMeta } from '../../core/market.ts';
 import { BadInputError } from '../../core/errors.ts';
@@ -16,6 +15,7 @@ import { isParquetPath } from '../../market/recording/parquet-reader.ts';
 import { openParquetRecordingWriter } from '../../market/recording/parquet-writer.ts';
 import { openRecordingWriter } from '../../market/recording/writer.ts';
 import type { RegisterCommand } from '../command.ts';
+import { checkOutputFile } from '../output-file.ts';
 
 interface ImportFlags {
   readonly from: 'binance-ws' | 'bars-csv' | 'quotes' | 'bars' | 'freqtrade';
@@ -121,13 +121,7 @@ export const registerImport: RegisterCommand = (program: Command, ctx) => {
     .action(async (input: string, out: string, flags: ImportFlags) => {
       const symbol = checkSymbol(flags.symbol);
       // OUT first: the meta step reads the whole input (its SHA-256), which may be gigabytes.
-      if (existsSync(out) && statSync(out).isDirectory())
-        throw new BadInputError('is a folder: name the recording file to write', out);
-      if (flags.force !== true && existsSync(out))
-        throw new BadInputError('file exists (use --force to replace it)', out);
-      const parent = dirname(resolve(out));
-      if (!existsSync(parent) || !statSync(parent).isDirectory())
-        throw new BadInputError(`the folder ${parent} does not exist`, out);
+      checkOutputFile(out, flags.force);
       const parquet = (flags.format ?? (isParquetPath(out) ? 'parquet' : 'ndjson')) === 'parquet';
       if (parquet !== isParquetPath(out))
         throw new BadInputError(

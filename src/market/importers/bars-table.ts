@@ -13,8 +13,8 @@ import type { RecordedPoll, RecordingMeta } from '../../core/market.ts';
 import { barsCsvMeta, importBarsCsv, type BarsCsvImportOptions } from './bars-csv.ts';
 import { parseColumnMap, resolveColumns, type Field } from './column-map.ts';
 import { fileSha256 } from './input-lines.ts';
-import { badCell, defaultIntScale, priceOf, type TableImportOptions } from './quotes.ts';
-import { decimalText, openTable, tableKind, timeMs } from './table-rows.ts';
+import { badCell, defaultIntScale, priceOf, timeCell, type TableImportOptions } from './quotes.ts';
+import { decimalText, openTable, tableKind } from './table-rows.ts';
 
 const FIELDS: readonly Field[] = ['time', 'open', 'high', 'low', 'close', 'volume'];
 
@@ -34,14 +34,7 @@ async function checkedCsv(path: string, opts: BarsTableOptions, csv: string): Pr
   for await (const batch of table.batches(FIELDS.map((f) => cols[f]))) {
     const lines: string[] = [];
     for (const { no, values } of batch) {
-      const t = timeMs(values[cols.time]);
-      if (t === undefined)
-        throw badCell(
-          path,
-          no,
-          cols.time,
-          `not a time (epoch s/ms/µs/ns or a UTC date-time): ${String(values[cols.time])}`,
-        );
+      const t = timeCell(path, no, cols.time, values[cols.time]);
       if (t <= lastT)
         throw badCell(path, no, cols.time, `bars must be in increasing time (${t} ms after ${lastT} ms)`);
       lastT = t;

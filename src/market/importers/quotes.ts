@@ -34,6 +34,14 @@ export function badCell(path: string, row: number, column: string, why: string):
 }
 
 /** NautilusTrader writes `price_precision` into its files' metadata, and prices as raw integers ×10^9. */
+/** A row's time cell in epoch ms; refused naming the row and column when it is not a time. */
+export function timeCell(path: string, row: number, column: string, value: unknown): number {
+  const t = timeMs(value);
+  if (t === undefined)
+    throw badCell(path, row, column, `not a time (epoch s/ms/µs/ns or a UTC date-time): ${String(value)}`);
+  return t;
+}
+
 export function defaultIntScale(kv: ReadonlyMap<string, string>): number {
   return kv.has('price_precision') ? 9 : 0;
 }
@@ -67,14 +75,7 @@ export async function* importQuotes(
   for await (const batch of table.batches([cols.time, cols.bid, cols.ask])) {
     const out: RecordedPoll[] = [];
     for (const { no, values } of batch) {
-      const t = timeMs(values[cols.time]);
-      if (t === undefined)
-        throw badCell(
-          path,
-          no,
-          cols.time,
-          `not a time (epoch s/ms/µs/ns or a UTC date-time): ${String(values[cols.time])}`,
-        );
+      const t = timeCell(path, no, cols.time, values[cols.time]);
       if (t < lastT) throw badCell(path, no, cols.time, `time goes backwards (${t} ms after ${lastT} ms)`);
       lastT = t;
       const bid = priceOf(path, no, cols.bid, values[cols.bid], intScale);
