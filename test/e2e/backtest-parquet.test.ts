@@ -2,26 +2,11 @@
 // and on config/month.yaml (a month of minute bars), each replayed from the NDJSON recording and
 // from the same data as Parquet (data/*.parquet, made by `capibot convert`): the reports are the
 // same byte for byte, but for the recording's name in report.json and report.html.
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { CLI, cleanEnv, REPO, tempDir, type Done } from '../ops/helpers.ts';
+import { runCli, tempDir, type Done } from '../ops/helpers.ts';
 
-async function capibot(args: readonly string[]): Promise<Done> {
-  const child = spawn(process.execPath, [CLI, ...args], {
-    cwd: REPO,
-    env: cleanEnv(),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-  child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-  const [code, signal] = (await once(child, 'exit')) as [number | null, NodeJS.Signals | null];
-  return { code, signal, stdout, stderr };
-}
 
 const CASES = [
   { config: 'config/example.yaml', data: 'data/binance-btc-eth-20240719-1s' },
@@ -36,7 +21,7 @@ describe('capibot backtest from Parquet', () => {
     for (const c of CASES)
       for (const ext of ['.ndjson.gz', '.parquet'])
         runs.push(
-          await capibot([
+          await runCli([
             'backtest',
             '--config',
             c.config,

@@ -310,10 +310,10 @@ export class Session {
   feedNow(poll: RecordedPoll): Promise<void> | undefined {
     if (!(this.#quietPolls && this.#settledNow() && this.vt.jumpTo(poll.t))) return this.#feedTimed(poll);
     this.sim.applyPoll(poll);
-    const tickers = this.#deferRead(poll.t) ? this.sim.tickersUnsent(this.#watched) : this.#readUnsent();
-    if (tickers === undefined) return this.#readAndTick(poll);
-    this.#tick(poll, tickers);
-    return this.#settledNow() ? undefined : this.settle();
+    return this.#tickWith(
+      poll,
+      this.#deferRead(poll.t) ? this.sim.tickersUnsent(this.#watched) : this.#readUnsent(),
+    );
   }
 
   async #feedTimed(poll: RecordedPoll): Promise<void> {
@@ -321,15 +321,17 @@ export class Session {
     this.sim.applyPoll(poll);
     // Settled once the timers due by the poll have run: the read would be sent at once, so it is
     // charged as a quiet poll's is (#readUnsent), without the read lane's promise and queue.
-    if (this.#quietPolls && this.#settledNow()) {
-      const tickers = this.#readUnsent();
-      if (tickers !== undefined) {
-        this.#tick(poll, tickers);
-        if (!this.#settledNow()) await this.settle();
-        return;
-      }
-    }
-    await this.#readAndTick(poll);
+    await this.#tickWith(poll, this.#quietPolls && this.#settledNow() ? this.#readUnsent() : undefined);
+  }
+
+  /**
+   * The engine's tick with tickers read unsent; undefined tickers (they could not be charged unsent)
+   * are read through the executor's read lane first. Undefined when the session is settled after it.
+   */
+  #tickWith(poll: RecordedPoll, tickers: readonly Ticker[] | undefined): Promise<void> | undefined {
+    if (tickers === undefined) return this.#readAndTick(poll);
+    this.#tick(poll, tickers);
+    return this.#settledNow() ? undefined : this.settle();
   }
 
   async #readAndTick(poll: RecordedPoll): Promise<void> {
