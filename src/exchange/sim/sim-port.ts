@@ -21,7 +21,15 @@ import {
 import { orderId as toOrderId, type SymbolId } from '../../core/ids.ts';
 import { tickerRows } from '../../core/ticker-rows.ts';
 import type { ContractSpec, RecordedPoll, Ticker, WireTicker } from '../../core/market.ts';
-import type { CancelOutcome, FillPage, OrderReport, PlaceOutcome, PlanPage } from '../../core/reports.ts';
+import type {
+  CancelOutcome,
+  FillPage,
+  FillReport,
+  OrderReport,
+  PlaceOutcome,
+  PlanPage,
+} from '../../core/reports.ts';
+import type { z } from 'zod';
 import type {
   CancelPlanRequest,
   CancelRequest,
@@ -50,7 +58,9 @@ import {
   batchOrdersReplySchema,
   cancelOrderReplySchema,
   contractsSchema,
+  fillSchema,
   fillsReplySchema,
+  historyRowSchema,
   historySchema,
   cancelPlanReplySchema,
   currentPlanReplySchema,
@@ -103,6 +113,9 @@ export class SimPort implements ExchangePort {
   readonly venue: SimVenue;
   readonly #clock: Clock;
   readonly #faultFree: boolean;
+  /** Decoded rows by the venue's row object (SimVenue gives one object per order revision, per fill). */
+  readonly #reports = new WeakMap<object, OrderReport>();
+  readonly #fills = new WeakMap<object, FillReport>();
 
   /** True when no fault is configured: every answer is repeatable. */
   get faultFree(): boolean {
@@ -297,14 +310,7 @@ export class SimPort implements ExchangePort {
       ['endTime', q.endTime],
       ['limit', q.limit],
     ]);
-    return this.#run('fills', query, undefined, (body) => {
-      const page = fillsReplySchema.parse(body);
-      return {
-        fills: page.list.map(fillFromWire),
-        nextFlag: page.nextFlag,
-        ...(page.totals !== undefined ? { totals: page.totals } : {}),
-      };
-    });
+    return this.#run('fills', query, undefined, (body) => this.#fillPage(body));
   }
 
   history(q: HistoryQuery): Promise<readonly OrderReport[]> {
@@ -313,9 +319,65 @@ export class SimPort implements ExchangePort {
       ['pageSize', q.pageSize],
       ['createDate', q.createDate],
     ]);
-    return this.#run('history', query, undefined, (body) =>
-      historySchema.parse(body).map(orderReportFromWire),
-    );
+    return this.#run('history', query, undefined, (body) => this.#historyReports(body));
+  }
+
+  /**
+   * A fills reply decoded as the HTTP client decodes it, each row once (as #historyReports): the
+   * envelope goes through the reply schema without its rows (the same branch of it, so the same
+   * `nextFlag` and `totals`), the rows through the row schema. Anything else is parsed whole.
+   */
+  #fillPage(body: unknown): FillPage {
+    const rows = typeof body === 'object' && body !== null && !Array.isArray(body) ? body : undefined;
+    const list = rows !== undefined && 'list' in rows ? rows.list : undefined;
+    const fills = Array.isArray(list)
+      ? this.#decodedRows(list, this.#fills, fillSchema, fillFromWire)
+      : undefined;
+    const page = fillsReplySchema.parse(fills !== undefined ? { ...rows, list: [] } : body);
+    return {
+      fills: fills ?? page.list.map(fillFromWire),
+      nextFlag: page.nextFlag,
+      ...(page.totals !== undefined ? { totals: page.totals } : {}),
+    };
+  }
+
+  /**
+   * A history reply decoded as the HTTP client decodes it (schema, then mapper), each row once: a row
+   * object seen before is the same order revision, so its report is the one decoded then (reports are
+   * immutable). A reply the row schema refuses is parsed whole, for the same error as before.
+   */
+  #historyReports(body: unknown): readonly OrderReport[] {
+    const reports = Array.isArray(body)
+      ? this.#decodedRows(body, this.#reports, historyRowSchema, orderReportFromWire)
+      : undefined;
+    return reports ?? historySchema.parse(body).map(orderReportFromWire);
+  }
+
+  /**
+   * `rows` decoded by `schema` then `map`, each row object once (`memo`); undefined when the schema
+   * refuses one (the caller then parses the reply whole, for the error it always gave).
+   */
+  #decodedRows<W, T>(
+    rows: readonly unknown[],
+    memo: WeakMap<object, T>,
+    schema: z.ZodType<W>,
+    map: (w: W) => T,
+  ): T[] | undefined {
+    const out: T[] = [];
+    for (const row of rows) {
+      const key = typeof row === 'object' && row !== null ? row : undefined;
+      const known = key !== undefined ? memo.get(key) : undefined;
+      if (known !== undefined) {
+        out.push(known);
+        continue;
+      }
+      const parsed = schema.safeParse(row);
+      if (!parsed.success) return undefined;
+      const value = map(parsed.data);
+      if (key !== undefined) memo.set(key, value);
+      out.push(value);
+    }
+    return out;
   }
 
   planHistory(q: PlanHistoryQuery): Promise<PlanPage> {

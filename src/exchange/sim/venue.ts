@@ -28,6 +28,7 @@ import {
   cancelReplyToWire,
   fillToWire,
   historyRowToWire,
+  type WireHistoryRowOut,
   placeReplyToWire,
   timeToWire,
   type WireBatchEntryOut,
@@ -92,6 +93,10 @@ export class SimVenue {
   }
 
   readonly #known = (s: string): boolean => this.core.isKnownSymbol(s);
+  /** Fill rows by fill (#fillRow). */
+  readonly #fillRows = new WeakMap<SimFill, ReturnType<typeof fillToWire>>();
+  /** History rows by order revision (#historyRow). */
+  readonly #historyRows = new WeakMap<SimOrder, WireHistoryRowOut>();
 
   /** Counts the request and rolls its faults. */
   begin(endpoint: EndpointId): RequestFaults {
@@ -187,9 +192,7 @@ export class SimVenue {
       )
       .filter((x) => this.faults.fillVisible(x.tradeId, x.createdTime, now))
       .sort(newestFirstFills);
-    const list = this.#maybeDuplicate(matching.slice(0, f.limit), rf).map((x) =>
-      fillToWire(x, this.idsAsNumbers),
-    );
+    const list = this.#maybeDuplicate(matching.slice(0, f.limit), rf).map((x) => this.#fillRow(x));
     return okReply({ list, nextFlag: matching.length > f.limit, totals: matching.length });
   }
 
@@ -215,7 +218,31 @@ export class SimVenue {
       // From the index: the same page, without reading every order of the run.
       rows = this.core.newestOrders(f.symbol, f.since, f.pageSize);
     }
-    return okReply(this.#maybeDuplicate(rows, rf).map((o) => historyRowToWire(o, this.core.contracts)));
+    return okReply(this.#maybeDuplicate(rows, rf).map((o) => this.#historyRow(o)));
+  }
+
+  /** A fill's row, made once (a fill never changes): the port reuses its decoding (see #historyRow). */
+  #fillRow(x: SimFill): ReturnType<typeof fillToWire> {
+    let row = this.#fillRows.get(x);
+    if (row === undefined) {
+      row = fillToWire(x, this.idsAsNumbers);
+      this.#fillRows.set(x, row);
+    }
+    return row;
+  }
+
+  /**
+   * An order revision's history row, made once: a revision is immutable (MatchingCore saves a new
+   * object per change) and the contract rules are fixed, so the row is too. The history window re-reads
+   * the same recent orders round after round; the same row object lets the port reuse its decoding.
+   */
+  #historyRow(o: SimOrder): WireHistoryRowOut {
+    let row = this.#historyRows.get(o);
+    if (row === undefined) {
+      row = historyRowToWire(o, this.core.contracts);
+      this.#historyRows.set(o, row);
+    }
+    return row;
   }
 
   // -------------------------------------------------------------------------------------------

@@ -3,7 +3,10 @@ import { describe, expect, it } from 'vitest';
 import { dec } from '../../../src/core/decimal.ts';
 import { OutcomeUnknownError, RateLimitedError } from '../../../src/core/errors.ts';
 import { clientOid, orderId, symbolId } from '../../../src/core/ids.ts';
+import { NO_REQUEST_FAULTS } from '../../../src/exchange/sim/faults.ts';
 import { SimPort } from '../../../src/exchange/sim/sim-port.ts';
+import { fillFromWire, orderReportFromWire } from '../../../src/exchange/weex/mappers.ts';
+import { fillsReplySchema, historySchema } from '../../../src/exchange/weex/schemas.ts';
 import { polls } from './helpers.ts';
 
 const BTC = symbolId('cmt_btcusdt');
@@ -180,5 +183,38 @@ describe('SimPort: the backtest round shortcut', () => {
     expect(p.stats().requests.byEndpoint).toMatchObject({ fills: 1, history: 1 });
     const faulty = port({ faults: { faults: [{ kind: 'responseLost', probability: 0.1 }] } }).p;
     expect(faulty.chargeUnsent(['fills'])).toBe(false);
+  });
+
+  it('decodes a history or fills row once per order revision or fill, as a whole reply decodes it', async () => {
+    const { p, step } = port();
+    // What the HTTP client makes of the venue's reply, decoded afresh.
+    const bodyOf = (endpoint: 'history' | 'fills', query: string): unknown => {
+      const reply = p.venue.dispatch(endpoint, query, undefined, NO_REQUEST_FAULTS, 0);
+      return reply.ok ? reply.body : undefined;
+    };
+    const fresh = {
+      history: () =>
+        historySchema.parse(bodyOf('history', 'symbol=cmt_btcusdt&pageSize=100')).map(orderReportFromWire),
+      fills: () => fillsReplySchema.parse(bodyOf('fills', 'symbol=cmt_btcusdt')).list.map(fillFromWire),
+    };
+    await p.placeOrder(BTC, entry('m1', '80')); // rests
+    await p.placeOrder(BTC, entry('m2', '200')); // fills at once
+    const h1 = await p.history({ symbol: BTC, pageSize: 100 });
+    const f1 = await p.fills({ symbol: BTC });
+    expect(h1).toEqual(fresh.history());
+    expect(f1.fills).toEqual(fresh.fills());
+    expect(f1).toMatchObject({ nextFlag: false, totals: 1 });
+    expect(await p.cancelOrder({ symbol: BTC, clientOid: clientOid('m1') })).toMatchObject({ result: true });
+    step(1);
+    const h2 = await p.history({ symbol: BTC, pageSize: 100 });
+    const f2 = await p.fills({ symbol: BTC });
+    expect(h2).toEqual(fresh.history());
+    expect(f2.fills).toEqual(fresh.fills());
+    const byOid = (rows: typeof h1, oid: string) => rows.find((r) => r.clientOid === clientOid(oid));
+    // Unchanged since: the same decoded objects; changed (m1 canceled): decoded anew.
+    expect(byOid(h2, 'm2')).toBe(byOid(h1, 'm2'));
+    expect(f2.fills[0]).toBe(f1.fills[0]);
+    expect(byOid(h2, 'm1')).not.toBe(byOid(h1, 'm1'));
+    expect(byOid(h2, 'm1')?.status).not.toBe(byOid(h1, 'm1')?.status);
   });
 });
