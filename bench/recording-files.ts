@@ -1,6 +1,7 @@
 // Recording files for the benchmarks: the poll lines of a bundled recording, and a gzip writer for
 // the derived recordings they write at bench time (bench/replay.ts, bench/synthetic-symbols.ts).
 import { createWriteStream, readFileSync } from 'node:fs';
+import { PassThrough } from 'node:stream';
 import { createGzip, gunzipSync } from 'node:zlib';
 
 /** The recording's poll lines (decompressed; the meta line left out). */
@@ -21,7 +22,16 @@ const CHUNK_CHARS = 1 << 20;
 
 /** A gzip text file at `path`, written line by line. */
 export function gzipLines(path: string, level?: number): GzipLines {
-  const gz = createGzip(level !== undefined ? { level } : {});
+  return textLines(path, createGzip(level !== undefined ? { level } : {}));
+}
+
+/** A recording file at `path`, written line by line: gzip (at `level`) when it ends in `.gz`, else plain. */
+export function recordingLines(path: string, level?: number): GzipLines {
+  return path.endsWith('.gz') ? gzipLines(path, level) : textLines(path, new PassThrough());
+}
+
+/** Lines through `gz` (a gzip stream, or a pass-through for plain text) into the file at `path`. */
+function textLines(path: string, gz: PassThrough | ReturnType<typeof createGzip>): GzipLines {
   const file = createWriteStream(path);
   const done = new Promise<void>((ok, fail) => {
     file.on('finish', ok);

@@ -16,7 +16,10 @@
 // (polls(N×) − polls(1×)), so start-up cancels. Inside every replay the CPU spent reading the
 // recording (decompress, split, parse and check each line: what any backtest does before the engine
 // sees a poll) is timed apart (bench/symbols-child.ts), and the rest is the engine's share: the
-// simulator, the engine, the strategies and the report's sampling. Reading a 200-symbol line costs
+// simulator, the engine, the strategies and the report's sampling. The recordings are plain NDJSON,
+// not gzip: the CPU clock is the process's, and zlib inflates on libuv's threads while the engine runs
+// (the reader reads ahead), so with gzip the engine's share was charged the inflating of 40× the
+// bytes (200 symbols: 31 µs per poll from plain files, 38–60 µs from gzip ones, the same run). Reading a 200-symbol line costs
 // about 40 times reading a 5-symbol one whatever the engine does (40 times the bytes to inflate, split
 // and check), so the target is on the engine's share; the whole replay's figures are given beside it.
 // These machines are shared, so each case's child replays its 1× and N× recordings in turn,
@@ -178,7 +181,7 @@ export async function benchSymbols(o: SymbolsBenchOptions = {}): Promise<Symbols
       log(`writing synthetic recordings: ${symbols} symbols, ${polls} and ${polls * factor} polls`);
       const pair = [];
       for (const n of [polls, polls * factor]) {
-        const path = join(dir, `s${symbols}-p${n}.ndjson.gz`);
+        const path = join(dir, `s${symbols}-p${n}.ndjson`);
         const w = await writeSyntheticRecording(source, path, { polls: n, symbols });
         pair.push({ path, symbols, polls: n, chars: w.pollChars });
       }

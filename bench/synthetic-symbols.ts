@@ -13,7 +13,7 @@
 // The strategies of the benchmark watch the same five symbols (TRADED) in the 5-symbol and in the
 // 200-symbol recording: their tickers are byte-for-byte the same in both, only the others are added.
 import { RECORDED_TICKER_KEYS } from '../src/market/recording/fast-line.ts';
-import { gzipLines, pollLines } from './recording-files.ts';
+import { pollLines, recordingLines } from './recording-files.ts';
 
 /** The symbols the benchmark's strategies trade: the real one and four synthetic ones spread out. */
 export const TRADED: readonly string[] = [
@@ -83,7 +83,7 @@ export interface SyntheticRecording {
 }
 
 /**
- * Writes a gzip recording of the first `polls` polls of `source`, each widened to `symbols` tickers
+ * Writes a recording (gzip when `out` ends in `.gz`, else plain NDJSON) of the first `polls` polls of `source`, each widened to `symbols` tickers
  * (see the top of this file). Deterministic: the same arguments give the same file.
  */
 export async function writeSyntheticRecording(
@@ -95,7 +95,7 @@ export async function writeSyntheticRecording(
   if (o.polls > rows.length) throw new RangeError(`${source} holds ${rows.length} polls, not ${o.polls}`);
   const symbols = symbolsOf(o.symbols);
   const synthetic = symbols.map((s) => (s === REAL ? 0 : Number(s.slice(7, 10))));
-  const file = gzipLines(out, 1);
+  const file = recordingLines(out, 1);
   const meta = {
     format: 'capibot-recording/1',
     title: `SYNTHETIC: ${o.polls} polls × ${o.symbols} symbols, widened from ${source} (bench/synthetic-symbols.ts)`,
