@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { ExecutorBenchResult } from './executor.ts';
 import type { MachineInfo } from './machine.ts';
 import type { MoneyBench } from './money.ts';
+import type { OrdersBenchResult } from './orders.ts';
 import type { ParquetBenchResult } from './parquet.ts';
 import type { ReaderBenchResult } from './reader.ts';
 import type { SweepQueueBench } from './sweep-queue.ts';
@@ -18,6 +19,7 @@ export type ReplaySummary = z.infer<typeof replaySummarySchema>;
 
 export const SECTIONS = [
   'replay',
+  'orders',
   'reader',
   'executor',
   'money',
@@ -40,6 +42,8 @@ export interface BenchResults {
   readonly sweepQueue: SweepQueueBench | null;
   /** Optional: results files written before the section existed lack it. */
   readonly parquet?: ParquetBenchResult | null;
+  /** Optional, as `parquet`. */
+  readonly orders?: OrdersBenchResult | null;
   readonly errors: Partial<Record<Section, string>>;
   /** Wall time of each part, seconds. */
   readonly durations: Partial<Record<Section, number>>;
@@ -151,6 +155,58 @@ export const FIGURES: readonly Figure[] = [
     key: 'peakRssRatio4x',
     label: 'Peak RSS, 4× recording ÷ 1×',
     target: { op: '<=', value: 1.1 },
+  },
+  {
+    section: 'orders',
+    key: 'marginalMicrosPerOrder',
+    label:
+      'Engine cost per order, marginal: FTX month, 32 ema-cross instances against 1, (CPU₃₂ − CPU₁) ÷ (orders₃₂ − orders₁)',
+    unit: 'µs',
+    target: { op: '<=', value: 50 },
+  },
+  {
+    section: 'orders',
+    key: 'marginalMicrosPerOrderMiddle',
+    label: 'The same, 8 instances against 1',
+    unit: 'µs',
+  },
+  {
+    section: 'orders',
+    key: 'perOrderGrowth',
+    label:
+      'CPU per order from 8 to 32 ema-cross instances (≈ 29 k → 98 k orders) ÷ from 1 to 8 (≈ 5.9 k → 29 k), each run less the same instances never trading',
+    target: { op: '<=', value: 1.2 },
+  },
+  {
+    section: 'orders',
+    key: 'peakRssRatio',
+    label: 'Peak RSS, FTX month with 32 ema-cross instances ÷ 1',
+    target: { op: '<=', value: 1.5 },
+  },
+  { section: 'orders', key: 'ordersLargest', label: 'Orders in the FTX month, 32 ema-cross instances' },
+  {
+    section: 'orders',
+    key: 'mmOrders',
+    label: 'Orders in the market-maker month (5 IOC quotes every poll, `bench/market-maker.ts`)',
+    target: { op: '>=', value: 200_000 },
+  },
+  {
+    section: 'orders',
+    key: 'mmPeakRssRatio',
+    label: 'Peak RSS, market-maker month ÷ the same month with 1 % of the orders',
+    target: { op: '<=', value: 1.2 },
+  },
+  {
+    section: 'orders',
+    key: 'mmMarginalMicrosPerOrder',
+    label: 'Engine cost per order, marginal: market-maker month against its 1 % copy',
+    unit: 'µs',
+  },
+  {
+    section: 'orders',
+    key: 'mmSecondHalfRatio',
+    label:
+      'CPU per poll, second half of the market-maker month ÷ first half (same quoting, twice the orders behind)',
   },
   {
     section: 'symbols',

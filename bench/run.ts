@@ -1,5 +1,6 @@
-// `npm run bench [-- --only replay,reader,executor,symbols,sweepQueue,parquet] [--quick]`: runs the benchmarks one after the
-// other in this process and prints bench/results.json's object on stdout (progress goes to stderr).
+// `npm run bench [-- --only replay,orders,reader,executor,money,symbols,sweepQueue,parquet] [--quick]`:
+// runs the benchmarks one after the other in this process and prints bench/results.json's object on
+// stdout (progress goes to stderr).
 //
 // A full run writes bench/results.json (committed: the reference figures BENCHMARKS.md quotes) and
 // regenerates the table of BENCHMARKS.md between its markers. A partial or quick run writes
@@ -15,6 +16,7 @@ import { benchExecutor, type ExecutorBenchOptions } from './executor.ts';
 import { renderTable, replaceBetweenMarkers } from './format.ts';
 import { describeMachine } from './machine.ts';
 import { benchMoney } from './money.ts';
+import { benchOrders } from './orders.ts';
 import { benchParquet } from './parquet.ts';
 import { benchReader } from './reader.ts';
 import { benchSweepQueue } from './sweep-queue.ts';
@@ -39,6 +41,9 @@ const QUICK_EXECUTOR: ExecutorBenchOptions = {
   saturation: { seconds: 30, warmupSeconds: 10, perTick: 150 },
   latency: { warmupTicks: 100, sampleTicks: 300, rounds: 2 },
 };
+
+/** `--quick` orders section: the first polls of the month (about 2.8 days) instead of 43,592. */
+const QUICK_ORDERS_POLLS = 4_000;
 
 function log(line: string): void {
   process.stderr.write(`bench: ${line}\n`);
@@ -94,6 +99,7 @@ async function main(): Promise<void> {
   const durations: Partial<Record<Section, number>> = {};
   const results: { -readonly [K in Section]: Exclude<BenchResults[K], undefined> } = {
     replay: null,
+    orders: null,
     reader: null,
     executor: null,
     money: null,
@@ -105,6 +111,9 @@ async function main(): Promise<void> {
     // Replay first: it measures peak memory, best on a fresh process.
     replay: async () => {
       results.replay = await runReplay(quick);
+    },
+    orders: async () => {
+      results.orders = await benchOrders(RECORDING, quick ? { maxPolls: QUICK_ORDERS_POLLS } : {});
     },
     reader: async () => {
       results.reader = await benchReader(RECORDING, quick ? 2 : 9);
