@@ -32,8 +32,11 @@ const MAX_BIG = BigInt(Number.MAX_SAFE_INTEGER);
 // Powers of ten that a double holds exactly (10^22 is the largest).
 const POW10: readonly number[] = Array.from({ length: 23 }, (_, i) => 10 ** i);
 
+// Powers of ten as bigints, made once: the bigint path scales by them on every operation.
+const POW10_BIG: readonly bigint[] = Array.from({ length: 64 }, (_, i) => 10n ** BigInt(i));
+
 function pow10Big(n: number): bigint {
-  return 10n ** BigInt(n);
+  return POW10_BIG[n] ?? 10n ** BigInt(n);
 }
 
 // How many operations left the number fast path for bigints. Values up to 15 significant digits

@@ -8,9 +8,8 @@ import {
   averageEntry,
   applyFill,
   EMPTY_BOOK,
+  fillEffect,
   positionKey,
-  positionsOf,
-  positionUnrealized,
   summarize,
   type Position,
   type PositionBook,
@@ -18,8 +17,9 @@ import {
 import type { FillReport } from '../core/reports.ts';
 import type { HedgePosition } from '../risk/exposure.ts';
 import type { PnlSnapshot, PositionSnapshot } from '../strategy/types.ts';
+import { AccountTotals, type Marks } from './account-totals.ts';
 
-export type Marks = (symbol: SymbolId) => Dec | undefined;
+export type { Marks } from './account-totals.ts';
 
 /** The last snapshot of one strategy's symbol, with the legs it was made from. */
 interface CachedSnapshot {
@@ -40,11 +40,10 @@ export class Portfolio {
   readonly #snapshots = new Map<StrategyId, Map<SymbolId, CachedSnapshot>>();
   /** Bumped by every fill folded in: a snapshot checked at this version is current without a lookup. */
   #version = 0;
-  /**
-   * What the account's net PnL needs between fills: realised − fees of every leg, and the open legs
-   * (marked to market per ticker). Dropped by every fill.
-   */
-  #account: { readonly closedNet: Dec; readonly open: readonly Position[] } | undefined;
+  /** The whole account's PnL terms, kept fill by fill (account-totals.ts). */
+  readonly #account = new AccountTotals();
+  /** The account's closed net (realised − fees) until the next fill: the same object meanwhile. */
+  #closedNet: Dec | undefined;
 
   get book(): PositionBook {
     return this.#book;
@@ -56,14 +55,21 @@ export class Portfolio {
     strategy: StrategyId | undefined,
     side: OrderSide | undefined,
   ): string | undefined {
-    const u = applyFill(this.#book, {
+    const before = this.#book;
+    const u = applyFill(before, {
       fill,
       ...(strategy !== undefined ? { strategy } : {}),
       ...(side !== undefined ? { orderSide: side } : {}),
     });
     this.#book = u.book;
     this.#version++;
-    this.#account = undefined;
+    const effect = u.skipped === undefined ? fillEffect(fill, side) : undefined;
+    if (effect !== undefined) {
+      const key = positionKey(strategy, fill.symbol, effect.leg);
+      const next = u.book.get(key);
+      if (next !== undefined) this.#account.replace(before.get(key), next);
+    }
+    this.#closedNet = undefined;
     return u.skipped;
   }
 
@@ -94,7 +100,8 @@ export class Portfolio {
 
   /** PnL of one strategy, or of the whole account when `strategy` is undefined. */
   pnl(strategy: StrategyId | undefined, marks: Marks): PnlSnapshot {
-    const s = summarize(this.#book, marks, strategy !== undefined ? { strategy } : {});
+    if (strategy === undefined) return Object.freeze(this.#account.pnl(marks));
+    const s = summarize(this.#book, marks, { strategy });
     return Object.freeze({
       realized: s.realizedPnl,
       unrealized: s.unrealizedPnl,
@@ -105,23 +112,13 @@ export class Portfolio {
 
   /**
    * The whole account's net PnL (realised − fees + unrealised at `marks`), as `pnl(undefined,
-   * marks).net` gives it, in the work of the open legs alone: the drawdown breaker reads it on every
-   * ticker. With no leg open it is the same object until the next fill.
+   * marks).net` gives it: the drawdown breaker reads it on every ticker. With no leg open it is the
+   * same object until the next fill.
    */
   accountNet(marks: Marks): Dec {
-    let a = this.#account;
-    if (a === undefined) {
-      // Unmarked, `summarize` leaves the open legs out: its net is realised − fees.
-      const closedNet = summarize(this.#book, () => undefined).netPnl;
-      a = this.#account = { closedNet, open: positionsOf(this.#book).filter((p) => !p.qty.eq(0)) };
-    }
-    if (a.open.length === 0) return a.closedNet;
-    let unrealized = ZERO;
-    for (const p of a.open) {
-      const m = marks(p.symbol);
-      if (m !== undefined) unrealized = unrealized.plus(positionUnrealized(p, m));
-    }
-    return a.closedNet.plus(unrealized);
+    const closed = (this.#closedNet ??= this.#account.closedNet());
+    if (!this.#account.hasOpen()) return closed;
+    return closed.plus(this.#account.unrealized(marks));
   }
 
   /** Account-wide legs per symbol (every strategy together), for the risk gate. */

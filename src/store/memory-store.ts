@@ -66,6 +66,19 @@ function refillArray<T>(xs: T[], items: readonly T[]): void {
 }
 
 /** Removes `x` from `xs` (the last occurrence), if there. */
+/**
+ * Where `order` is in `list` (ascending by creation time): a binary search to its creation time, then
+ * the orders created at that same time (a batch), by identity. -1 when it is not there.
+ */
+function indexOfOrder(list: readonly Order[], order: Order): number {
+  for (let i = lowerBound(list, order.createdAt, (o) => o.createdAt); i < list.length; i++) {
+    const o = list[i] as Order;
+    if (o === order) return i;
+    if (o.createdAt !== order.createdAt) break;
+  }
+  return -1;
+}
+
 function remove<T>(xs: T[], x: T): void {
   const i = xs.lastIndexOf(x);
   if (i >= 0) xs.splice(i, 1);
@@ -182,7 +195,7 @@ export class MemoryStore implements OrderStore {
     if (before === undefined)
       throw new StoreError(`cannot update order ${order.clientOid}: not in the store`);
     const list = this.#bySymbol.get(before.symbol);
-    const at = list?.indexOf(before) ?? -1;
+    const at = list !== undefined ? indexOfOrder(list, before) : -1;
     // A stored order's symbol and creation time do not change: it keeps its place in the list.
     if (list !== undefined && at >= 0) list[at] = order;
     const idBefore = order.orderId !== undefined ? this.#byOrderId.get(order.orderId) : undefined;
@@ -190,7 +203,7 @@ export class MemoryStore implements OrderStore {
     this.#onUndo(() => {
       // Found again rather than by `at`: a prune in the same transaction may have brought retired
       // orders back into this list (#thawAll), moving the order from where it was written.
-      const now = list?.indexOf(order) ?? -1;
+      const now = list !== undefined ? indexOfOrder(list, order) : -1;
       if (list !== undefined && now >= 0) list[now] = before;
       if (mark !== undefined) remove(this.#terminal, mark);
       if (order.orderId !== undefined) {

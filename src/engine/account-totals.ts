@@ -1,0 +1,81 @@
+// The whole account's PnL terms, kept fill by fill: Σ realised, Σ fees, and per symbol and leg the
+// open quantity and its entry cost summed over every strategy. What `summarize` over the whole book
+// gives, in the work of one fill per fill and of one term per symbol and leg per read, instead of a
+// sum over every strategy's legs (with many strategies those are many, and their costs carry the
+// 18 places of a divided share: every sum ran on bigints).
+//
+// Exact: fixed-point sums are exact whatever their order, and a symbol's legs share its mark, so
+//   Σ_i (qty_i × mark − cost_i) = (Σ qty_i) × mark − Σ cost_i   (long; the negation for short)
+// and every figure equals summarize's to the last digit (test/engine/account-totals.property.test.ts).
+import { ZERO, type Dec } from '../core/decimal.ts';
+import type { SymbolId } from '../core/ids.ts';
+import { unrealizedPnl, type Leg } from '../core/pnl.ts';
+import type { Position } from '../core/positions.ts';
+
+export type Marks = (symbol: SymbolId) => Dec | undefined;
+
+interface LegSum {
+  readonly symbol: SymbolId;
+  readonly leg: Leg;
+  qty: Dec;
+  cost: Dec;
+}
+
+export interface AccountPnl {
+  readonly realized: Dec;
+  readonly fees: Dec;
+  readonly unrealized: Dec;
+  readonly net: Dec;
+}
+
+export class AccountTotals {
+  #realized: Dec = ZERO;
+  #fees: Dec = ZERO;
+  /** Per symbol and leg (never removed: at most two per symbol). */
+  readonly #legs = new Map<string, LegSum>();
+
+  /** One position replaced by the next (a fill folded in); `prev` undefined for a new position. */
+  replace(prev: Position | undefined, next: Position): void {
+    this.#realized = this.#realized.plus(next.realizedPnl).minus(prev?.realizedPnl ?? ZERO);
+    this.#fees = this.#fees.plus(next.fees).minus(prev?.fees ?? ZERO);
+    const key = `${next.symbol}|${next.leg}`;
+    let sum = this.#legs.get(key);
+    if (sum === undefined)
+      this.#legs.set(key, (sum = { symbol: next.symbol, leg: next.leg, qty: ZERO, cost: ZERO }));
+    sum.qty = sum.qty.plus(next.qty).minus(prev?.qty ?? ZERO);
+    sum.cost = sum.cost.plus(next.cost).minus(prev?.cost ?? ZERO);
+  }
+
+  /** Σ realised − Σ fees. */
+  closedNet(): Dec {
+    return this.#realized.minus(this.#fees);
+  }
+
+  /** True when some leg holds quantity. */
+  hasOpen(): boolean {
+    for (const s of this.#legs.values()) if (!s.qty.eq(0)) return true;
+    return false;
+  }
+
+  /** Unrealised PnL of the open quantity at `marks` (a symbol without a mark counts nothing). */
+  unrealized(marks: Marks): Dec {
+    let u = ZERO;
+    for (const s of this.#legs.values()) {
+      if (s.qty.eq(0)) continue;
+      const m = marks(s.symbol);
+      if (m !== undefined) u = u.plus(unrealizedPnl(s.leg, s.qty, s.cost, m));
+    }
+    return u;
+  }
+
+  /** The account's PnL at `marks`, as `summarize` over the whole book gives it. */
+  pnl(marks: Marks): AccountPnl {
+    const unrealized = this.unrealized(marks);
+    return {
+      realized: this.#realized,
+      fees: this.#fees,
+      unrealized,
+      net: this.#realized.minus(this.#fees).plus(unrealized),
+    };
+  }
+}
