@@ -88,6 +88,8 @@ describe.skipIf(SKIP_REDIS)('capibot run with budget.shared', () => {
       expect(text).toMatch(/capibot_shared_budget_reservation_seconds_count [1-9]/);
       expect(text).toMatch(/capibot_shared_budget_members 2/);
       expect(text).toMatch(/capibot_shared_budget_fallbacks_total 0/);
+      expect(text).toMatch(/capibot_shared_budget_held_for_cancel_total 0/);
+      expect(text).toMatch(/capibot_shared_budget_cancel_waiting 0/);
     }
   });
 
