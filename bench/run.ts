@@ -1,4 +1,4 @@
-// `npm run bench [-- --only replay,reader,executor,symbols,sweepQueue,parquet] [--quick]`: runs the benchmarks one after the
+// `npm run bench [-- --only replay,reader,executor,symbols,sweepQueue,sharedBudget,parquet] [--quick]`: runs the benchmarks one after the
 // other in this process and prints bench/results.json's object on stdout (progress goes to stderr).
 //
 // A full run writes bench/results.json (committed: the reference figures BENCHMARKS.md quotes) and
@@ -17,6 +17,7 @@ import { describeMachine } from './machine.ts';
 import { benchMoney } from './money.ts';
 import { benchParquet } from './parquet.ts';
 import { benchReader } from './reader.ts';
+import { benchSharedBudget } from './shared-budget.ts';
 import { benchSweepQueue } from './sweep-queue.ts';
 import { benchSymbols, QUICK_SYMBOLS } from './symbols.ts';
 import {
@@ -99,6 +100,7 @@ async function main(): Promise<void> {
     money: null,
     symbols: null,
     sweepQueue: null,
+    sharedBudget: null,
     parquet: null,
   };
   const jobs: Record<Section, () => Promise<void>> = {
@@ -121,6 +123,9 @@ async function main(): Promise<void> {
     },
     sweepQueue: async () => {
       results.sweepQueue = await benchSweepQueue();
+    },
+    sharedBudget: async () => {
+      results.sharedBudget = await benchSharedBudget(quick ? { measureMs: 2_500 } : {});
     },
     parquet: async () => {
       results.parquet = await benchParquet(RECORDING, TICKS_RECORDING, { quick });
