@@ -6,6 +6,7 @@ import type { MoneyBench } from './money.ts';
 import type { OrdersBenchResult } from './orders.ts';
 import type { ParquetBenchResult } from './parquet.ts';
 import type { ReaderBenchResult } from './reader.ts';
+import type { SharedBudgetBench } from './shared-budget.ts';
 import type { SweepQueueBench } from './sweep-queue.ts';
 import type { SymbolsBenchResult } from './symbols.ts';
 
@@ -25,6 +26,7 @@ export const SECTIONS = [
   'money',
   'symbols',
   'sweepQueue',
+  'sharedBudget',
   'parquet',
 ] as const;
 export type Section = (typeof SECTIONS)[number];
@@ -40,6 +42,8 @@ export interface BenchResults {
   readonly money: MoneyBench | null;
   readonly symbols: SymbolsBenchResult | null;
   readonly sweepQueue: SweepQueueBench | null;
+  /** Optional: results files written before the section existed lack it. */
+  readonly sharedBudget?: SharedBudgetBench | null;
   /** Optional: results files written before the section existed lack it. */
   readonly parquet?: ParquetBenchResult | null;
   /** Optional, as `parquet`. */
@@ -242,6 +246,30 @@ export const FIGURES: readonly Figure[] = [
     section: 'sweepQueue',
     key: 'localSpeedup',
     label: 'Control: the same grid as a local sweep, 1 thread ÷ 2 threads',
+  },
+  {
+    section: 'sharedBudget',
+    key: 'utilisation',
+    label:
+      'Shared budget used by three `capibot run` processes through Redis under a flood (venue window ÷ shared budget, full windows)',
+    target: { op: '>=', value: 0.95 },
+  },
+  {
+    section: 'sharedBudget',
+    key: 'responses429',
+    label: '429 answers, the three sharing',
+    target: { op: '=', value: 0 },
+  },
+  {
+    section: 'sharedBudget',
+    key: 'controlResponses429',
+    label: 'Control: 429 answers, the same three with a budget each',
+    target: { op: '>=', value: 1 },
+  },
+  {
+    section: 'sharedBudget',
+    key: 'peakWindowFill',
+    label: "Fullest venue window ÷ shared budget, the three sharing (the venue's limit: 1.111)",
   },
   {
     section: 'reader',

@@ -1,6 +1,6 @@
-// `npm run bench [-- --only replay,orders,reader,executor,money,symbols,sweepQueue,parquet] [--quick]`:
-// runs the benchmarks one after the other in this process and prints bench/results.json's object on
-// stdout (progress goes to stderr).
+// `npm run bench [-- --only replay,orders,reader,executor,money,symbols,sweepQueue,sharedBudget,parquet]
+// [--quick]`: runs the benchmarks one after the other in this process and prints bench/results.json's
+// object on stdout (progress goes to stderr).
 //
 // A full run writes bench/results.json (committed: the reference figures BENCHMARKS.md quotes) and
 // regenerates the table of BENCHMARKS.md between its markers. A partial or quick run writes
@@ -19,6 +19,7 @@ import { benchMoney } from './money.ts';
 import { benchOrders } from './orders.ts';
 import { benchParquet } from './parquet.ts';
 import { benchReader } from './reader.ts';
+import { benchSharedBudget } from './shared-budget.ts';
 import { benchSweepQueue } from './sweep-queue.ts';
 import { benchSymbols, QUICK_SYMBOLS } from './symbols.ts';
 import {
@@ -105,6 +106,7 @@ async function main(): Promise<void> {
     money: null,
     symbols: null,
     sweepQueue: null,
+    sharedBudget: null,
     parquet: null,
   };
   const jobs: Record<Section, () => Promise<void>> = {
@@ -130,6 +132,9 @@ async function main(): Promise<void> {
     },
     sweepQueue: async () => {
       results.sweepQueue = await benchSweepQueue();
+    },
+    sharedBudget: async () => {
+      results.sharedBudget = await benchSharedBudget(quick ? { measureMs: 2_500 } : {});
     },
     parquet: async () => {
       results.parquet = await benchParquet(RECORDING, TICKS_RECORDING, { quick });

@@ -26,7 +26,7 @@ export interface SweepQueueBench {
 const CLI = 'bin/capibot.js';
 const CONFIG = 'config/month.yaml';
 
-function freePort(): Promise<number> {
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = createServer();
     srv.once('error', reject);
@@ -75,8 +75,14 @@ async function timedSweep(url: string, grid: string, out: string, workers: numbe
   }
 }
 
-export async function benchSweepQueue(): Promise<SweepQueueBench> {
-  const dir = mkdtempSync(join(tmpdir(), 'capibot-bench-sweepq-'));
+/** A redis-server of a benchmark's own: loopback, a free port, no persistence, data in `dir`. */
+export interface BenchRedis {
+  readonly url: string;
+  /** SIGKILLs it (nothing to save). */
+  stop(): void;
+}
+
+export async function startBenchRedis(dir: string): Promise<BenchRedis> {
   const port = await freePort();
   const url = `redis://127.0.0.1:${port}`;
   const redis = spawn(
@@ -88,9 +94,23 @@ export async function benchSweepQueue(): Promise<SweepQueueBench> {
     redis.once('spawn', resolve);
     redis.once('error', (e) => reject(new Error(`redis-server: ${e.message}`)));
   });
+  const stop = (): void => void redis.kill('SIGKILL');
   try {
     await spawned;
-    await new Promise((r) => setTimeout(r, 300));
+  } catch (e) {
+    stop();
+    throw e;
+  }
+  await new Promise((r) => setTimeout(r, 300));
+  return { url, stop };
+}
+
+export async function benchSweepQueue(): Promise<SweepQueueBench> {
+  const dir = mkdtempSync(join(tmpdir(), 'capibot-bench-sweepq-'));
+  let redis: BenchRedis | undefined;
+  try {
+    redis = await startBenchRedis(dir);
+    const url = redis.url;
     const grid = join(dir, 'grid.yaml');
     writeFileSync(grid, 'strategy: ema\nparams:\n  fastPeriod: [60, 120]\n  slowPeriod: [360, 480]\n');
     // A warm-up sweep (compiled dist/, file caches), not timed.
@@ -123,7 +143,7 @@ export async function benchSweepQueue(): Promise<SweepQueueBench> {
       localSpeedup: Math.round((localOne / localTwo) * 1000) / 1000,
     };
   } finally {
-    redis.kill('SIGKILL');
+    redis?.stop();
     rmSync(dir, { recursive: true, force: true });
   }
 }

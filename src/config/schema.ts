@@ -203,7 +203,7 @@ const SharedBudgetSchema = z
       120_000,
     ),
     cancelReserve: ratio(
-      'Fraction of each pool only cancels may use, so they keep their priority across processes.',
+      'Fraction of each pool that other requests leave to cancels while a cancel of any process waits for room, so cancels keep their priority across processes. While no cancel waits, the whole pool is used.',
       0.1,
       { gte: 0, lte: 0.5 },
     ),

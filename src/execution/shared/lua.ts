@@ -8,6 +8,8 @@
 //   KEYS[3] orders  list of "t", oldest first (order-rate-capped requests)
 //   KEYS[4] members sorted set: member id → time of its last contact
 //   KEYS[5] shares  hash: member id → N, the member count it was told (its fallback share is 1/N)
+//   KEYS[6] cancels sorted set: member id → the time until which a cancel of that member waits for
+//           room (its deadline); on Redis' clock the key also expires (PX) at the latest deadline
 //
 // Every script receives the budget config in ARGV[1..11] (CONFIG_ARGS order) and `now` in ARGV[12]:
 // an explicit time (tests drive the script in lockstep with the kernel) or "" for Redis' TIME.
@@ -15,9 +17,14 @@
 //
 // Invariants (the same as the kernel's; see budget.ts):
 // - an entry recorded at t counts while now − t < window + guard; the state's clock never steps back;
-// - with no stale member and cancelReserve = 0, every decision equals tryConsume's (property-tested);
-// - non-cancel requests leave floor(limit × cancelReserve) of each pool to cancels (cross-process
-//   priority); stale members' fallback shares are held back from everyone else (fallback.ts).
+// - with no stale member and no cancel waiting, every decision equals tryConsume's, whatever
+//   cancelReserve is; a cancel's decision always does (it may use the whole pool) (property-tested);
+// - cancel priority across processes costs nothing while no cancel waits: a cancel refused for lack
+//   of room marks itself waiting (KEYS[6], deadline = now + its wait + a margin, so the mark of a
+//   process that died lapses by itself); while any mark stands, non-cancel requests of every member
+//   leave floor(limit × cancelReserve) of each pool to cancels; a granted cancel clears its member's
+//   mark, as do leaving and being forgotten;
+// - stale members' fallback shares are held back from everyone else (fallback.ts).
 
 /** The order of the config values in ARGV (1-based in Lua). */
 export const CONFIG_ARGS = [
@@ -35,7 +42,7 @@ export const CONFIG_ARGS = [
 ] as const;
 
 const PRELUDE = `
-local S, WL, OL, M, SH = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
+local S, WL, OL, M, SH, CW = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
 local windowMs, guardMs, orderWinMs = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
 local ipPer, uidPer, ordPer = tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
 local margin, cancelReserve = tonumber(ARGV[7]), tonumber(ARGV[8])
@@ -129,6 +136,7 @@ local function pruneMembers(at)
   for i = 1, #gone do
     redis.call('ZREM', M, gone[i])
     redis.call('HDEL', SH, gone[i])
+    redis.call('ZREM', CW, gone[i])
   end
 end
 local function heldBack(per, share)
@@ -153,14 +161,18 @@ end
 
 /**
  * reserve: ARGV[14] member id, [15] IP weight, [16] UID weight, [17] order-rate capped (0/1),
- * [18] cancel (0/1). Returns { status, waitMs, epoch, ipUsed, uidUsed, ordUsed, ipLimit, uidLimit,
- * ordLimit, members }: status "granted", "wait" or "epoch" (the caller's epoch is stale: rejoin first).
+ * [18] cancel (0/1), [19] how long a refused cancel's mark outlives its wait (ms). Returns { status,
+ * waitMs, epoch, ipUsed, uidUsed, ordUsed, ipLimit, uidLimit, ordLimit, members, cancelWaiting,
+ * heldBack }: status "granted", "wait" or "epoch" (the caller's epoch is stale: rejoin first);
+ * cancelWaiting 1 when a cancel (of any member) waits after this decision; heldBack 1 when this
+ * non-cancel request was refused only because it left the reserve to a waiting cancel.
  */
 export const RESERVE_LUA = `${PRELUDE}
 local self = ARGV[14]
 local cIp, cUid, capped, isCancel = tonumber(ARGV[15]), tonumber(ARGV[16]), ARGV[17] == '1', ARGV[18] == '1'
+local markMarginMs = tonumber(ARGV[19])
 if restarted == 1 or (knownEpoch ~= '' and knownEpoch ~= epoch) then
-  return {'epoch', '0', epoch, '0', '0', '0', '0', '0', '0', '0'}
+  return {'epoch', '0', epoch, '0', '0', '0', '0', '0', '0', '0', '0', '0'}
 end
 redis.call('ZADD', M, fmt(now), self)
 local ipUsed, uidUsed = expireWeights(t)
@@ -169,22 +181,56 @@ local f = factorAt(t)
 local sIp, sUid, sOrd = staleShares(t, self)
 local lIp, lUid, lOrd = eff(ipPer, f), eff(uidPer, f), eff(ordPer, f)
 local mIp, mUid, mOrd = lIp - sIp, lUid - sUid, lOrd - sOrd
-if not isCancel then
-  mIp = mIp - floorLimit(lIp * cancelReserve)
-  mUid = mUid - floorLimit(lUid * cancelReserve)
-  mOrd = mOrd - floorLimit(lOrd * cancelReserve)
+-- Marks whose deadline has passed have lapsed (their cancel got through unseen, or its process died).
+redis.call('ZREMRANGEBYSCORE', CW, '-inf', fmt(t))
+local cancelWaits = redis.call('ZCARD', CW) > 0
+-- The earliest time >= t when the request fits under the given limits (weights and order rate).
+local function roomAt(limIp, limUid, limOrd)
+  local at = t
+  if cIp > 0 then at = math.max(at, fitWeights(t, ipUsed, 1, cIp, limIp)) end
+  if cUid > 0 then at = math.max(at, fitWeights(t, uidUsed, 2, cUid, limUid)) end
+  if capped then at = math.max(at, fitOrders(t, ordUsed, limOrd)) end
+  return at
 end
-local fitsAt = math.max(t, num('backoffUntil', NEG))
-if cIp > 0 then fitsAt = math.max(fitsAt, fitWeights(t, ipUsed, 1, cIp, mIp)) end
-if cUid > 0 then fitsAt = math.max(fitsAt, fitWeights(t, uidUsed, 2, cUid, mUid)) end
-if capped then fitsAt = math.max(fitsAt, fitOrders(t, ordUsed, mOrd)) end
+local backoffUntil = num('backoffUntil', NEG)
+-- The whole pool (stale shares held back): a cancel's always; a non-cancel's while no cancel waits.
+local fullRoom = roomAt(mIp, mUid, mOrd)
+local room = fullRoom
+local heldBack = 0
+if cancelWaits and not isCancel then
+  room = roomAt(mIp - floorLimit(lIp * cancelReserve), mUid - floorLimit(lUid * cancelReserve),
+    mOrd - floorLimit(lOrd * cancelReserve))
+  if room > t and math.max(fullRoom, backoffUntil) <= t then heldBack = 1 end
+end
+local fitsAt = math.max(room, backoffUntil)
 redis.call('HSET', S, 'clock', fmt(t))
 local members = redis.call('ZCARD', M)
+if isCancel then
+  if fitsAt <= t then
+    redis.call('ZREM', CW, self)
+  elseif fullRoom > t then
+    -- Refused for lack of room (not only a back-off): this member's cancel waits until it retries.
+    -- Past that deadline (+ margin) the mark lapses by itself; a wait that cannot end as things stand
+    -- (-1 below: the caller retries every heartbeat) keeps it for staleAfterMs.
+    local deadline = t + staleMs
+    if fitsAt ~= math.huge then deadline = fitsAt + markMarginMs end
+    redis.call('ZADD', CW, fmt(deadline), self)
+    if ARGV[12] == '' then
+      -- On Redis' clock the key itself expires with the last deadline (explicit times, in tests:
+      -- the deadlines alone decide).
+      local last = redis.call('ZRANGE', CW, -1, -1, 'WITHSCORES')
+      redis.call('PEXPIRE', CW, math.max(1, math.ceil(tonumber(last[2]) - now)))
+    end
+  end
+  cancelWaits = redis.call('ZCARD', CW) > 0
+end
+local waiting = '0'
+if cancelWaits then waiting = '1' end
 if fitsAt > t then
   -- -1: it cannot fit while things stand (stale members' shares held back); the caller retries later.
   local w = fitsAt - t
   if w == math.huge then w = -1 end
-  return {'wait', fmt(w), epoch, fmt(ipUsed), fmt(uidUsed), fmt(ordUsed), fmt(lIp), fmt(lUid), fmt(lOrd), tostring(members)}
+  return {'wait', fmt(w), epoch, fmt(ipUsed), fmt(uidUsed), fmt(ordUsed), fmt(lIp), fmt(lUid), fmt(lOrd), tostring(members), waiting, tostring(heldBack)}
 end
 if cIp > 0 or cUid > 0 then
   redis.call('RPUSH', WL, fmt(t) .. ':' .. fmt(cIp) .. ':' .. fmt(cUid))
@@ -199,7 +245,7 @@ end
 redis.call('HINCRBYFLOAT', S, 'totIp', cIp)
 redis.call('HINCRBYFLOAT', S, 'totUid', cUid)
 redis.call('HINCRBY', S, 'totReq', 1)
-return {'granted', '0', epoch, fmt(ipUsed), fmt(uidUsed), fmt(ordUsed), fmt(lIp), fmt(lUid), fmt(lOrd), tostring(members)}
+return {'granted', '0', epoch, fmt(ipUsed), fmt(uidUsed), fmt(ordUsed), fmt(lIp), fmt(lUid), fmt(lOrd), tostring(members), waiting, '0'}
 `;
 
 /**
@@ -270,9 +316,10 @@ end
 return out
 `;
 
-/** leave (graceful stop): ARGV[14] member id. Its share is no longer held back. */
+/** leave (graceful stop): ARGV[14] member id. Its share is no longer held back, its cancel no longer waits. */
 export const LEAVE_LUA = `${PRELUDE}
 redis.call('ZREM', M, ARGV[14])
 redis.call('HDEL', SH, ARGV[14])
+redis.call('ZREM', CW, ARGV[14])
 return {epoch}
 `;

@@ -13,6 +13,10 @@ export interface SharedBudgetMetrics {
   /** 1 on the shared budget, 0 in fallback. */
   shared(on: boolean): void;
   members(n: number): void;
+  /** Whether a cancel (of any process) waited for room, as the last reservation's reply showed. */
+  cancelWaiting(on: boolean): void;
+  /** A non-cancel request of this process was refused only to leave the reserve to a waiting cancel. */
+  heldForCancel(): void;
 }
 
 export const noopSharedBudgetMetrics: SharedBudgetMetrics = {
@@ -21,6 +25,8 @@ export const noopSharedBudgetMetrics: SharedBudgetMetrics = {
   fallback: () => undefined,
   shared: () => undefined,
   members: () => undefined,
+  cancelWaiting: () => undefined,
+  heldForCancel: () => undefined,
 };
 
 export function promSharedBudgetMetrics(registry: Registry): SharedBudgetMetrics {
@@ -58,6 +64,16 @@ export function promSharedBudgetMetrics(registry: Registry): SharedBudgetMetrics
     help: 'Processes sharing the budget, as Redis last counted them',
     registers,
   });
+  const cancelWaiting = new Gauge({
+    name: 'capibot_shared_budget_cancel_waiting',
+    help: 'Whether a cancel of any process waits for room (non-cancels then leave the cancel reserve), as the last reservation saw it',
+    registers,
+  });
+  const heldForCancel = new Counter({
+    name: 'capibot_shared_budget_held_for_cancel_total',
+    help: "Requests of this process refused only because they left the cancel reserve to another cancel's wait",
+    registers,
+  });
   return {
     used(u) {
       used.set({ pool: 'ip' }, u.ip);
@@ -71,5 +87,7 @@ export function promSharedBudgetMetrics(registry: Registry): SharedBudgetMetrics
     fallback: () => fallbacks.inc(),
     shared: (on) => mode.set(on ? 1 : 0),
     members: (n) => members.set(n),
+    cancelWaiting: (on) => cancelWaiting.set(on ? 1 : 0),
+    heldForCancel: () => heldForCancel.inc(),
   };
 }

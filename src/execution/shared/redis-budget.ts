@@ -17,7 +17,10 @@ import { luaScript, runScript } from './scripts.ts';
 
 /** The shared budget's own settings (config `budget.shared`). */
 export interface SharedSettings {
-  /** Fraction of each pool that only cancels may use: they keep their priority across processes. */
+  /**
+   * Fraction of each pool that non-cancel requests leave to cancels while a cancel of any member
+   * waits for room (cancels keep their priority across processes); while none waits, the whole pool.
+   */
   readonly cancelReserve: number;
   /** A member silent this long is presumed in fallback: its fallback share is held back. */
   readonly staleAfterMs: number;
@@ -38,10 +41,17 @@ const SCRIPTS = {
   leave: luaScript('leave', LEAVE_LUA),
 };
 
+/**
+ * How long the mark of a cancel refused for lack of room outlives the wait Redis told it: the retry
+ * comes after that wait plus timer, event-loop and round-trip delays. A cancel that never retries (its
+ * process died) stops holding the reserve back this long after its wait.
+ */
+export const CANCEL_MARK_MARGIN_MS = 500;
+
 /** The keys of an account (one hash slot: the account name is the hash tag). */
 export function accountKeys(account: string): readonly string[] {
   const p = `capibot:budget:{${account}}:`;
-  return [`${p}state`, `${p}weights`, `${p}orders`, `${p}members`, `${p}shares`];
+  return [`${p}state`, `${p}weights`, `${p}orders`, `${p}members`, `${p}shares`, `${p}cancels`];
 }
 
 /** Rejoin payload of a heartbeat: grants Redis did not see, and what this member knows. */
@@ -90,7 +100,10 @@ export class RedisBudget {
     return [...CONFIG_ARGS.map((k) => values[k]), now ?? '', epoch];
   }
 
-  /** Reserves one request's weights in every window it counts in, or says how long to wait. */
+  /**
+   * Reserves one request's weights in every window it counts in, or says how long to wait. A `cancel`
+   * may use the whole pool; refused for lack of room, it marks itself waiting until it retries.
+   */
   async reserve(
     endpoint: EndpointId | RequestCost,
     cancel: boolean,
@@ -105,6 +118,7 @@ export class RedisBudget {
       c.uidWeight,
       c.orderRateCapped ? 1 : 0,
       cancel ? 1 : 0,
+      CANCEL_MARK_MARGIN_MS,
     ]);
     return parseReserve(reply);
   }

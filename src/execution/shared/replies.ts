@@ -31,6 +31,8 @@ const ReserveReply = z.tuple([
   luaNumber,
   luaNumber,
   count,
+  z.enum(['0', '1']),
+  z.enum(['0', '1']),
 ]);
 
 export interface ReserveReply {
@@ -40,6 +42,10 @@ export interface ReserveReply {
   readonly epoch: string;
   readonly usage: SharedUsage;
   readonly members: number;
+  /** A cancel (of any member) waits for room after this decision: non-cancels leave the reserve. */
+  readonly cancelWaiting: boolean;
+  /** This non-cancel request was refused only because it left the reserve to a waiting cancel. */
+  readonly heldBack: boolean;
 }
 
 function parse<T extends z.ZodType>(schema: T, reply: readonly string[], what: string): z.output<T> {
@@ -49,12 +55,17 @@ function parse<T extends z.ZodType>(schema: T, reply: readonly string[], what: s
 }
 
 export function parseReserve(reply: readonly string[]): ReserveReply {
-  const [status, waitMs, epoch, ip, uid, orders, ipLimit, uidLimit, ordersLimit, members] = parse(
-    ReserveReply,
-    reply,
-    'reserve',
-  );
-  return { status, waitMs, epoch, usage: { ip, uid, orders, ipLimit, uidLimit, ordersLimit }, members };
+  const [status, waitMs, epoch, ip, uid, orders, ipLimit, uidLimit, ordersLimit, members, waiting, held] =
+    parse(ReserveReply, reply, 'reserve');
+  return {
+    status,
+    waitMs,
+    epoch,
+    usage: { ip, uid, orders, ipLimit, uidLimit, ordersLimit },
+    members,
+    cancelWaiting: waiting === '1',
+    heldBack: held === '1',
+  };
 }
 
 const share = luaNumber.refine((n) => n >= 0 && n <= 1, { message: 'expected a share in [0, 1]' });

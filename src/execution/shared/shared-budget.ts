@@ -9,6 +9,10 @@
 //   rejoining a heartbeat answered again: what was granted in fallback is replayed into Redis, then
 //             the process is back on the shared budget. Requests wait during the one round trip.
 //
+// Cancels keep their priority across processes at no cost while none waits: a cancel the shared
+// budget refuses for lack of room marks itself waiting in Redis, and only while such a mark stands do
+// the other requests of every member leave the `cancelReserve` of each pool to cancels (lua.ts).
+//
 // A Redis that lost its state (restart without persistence) is noticed by its new epoch: the member
 // replays its whole own window, re-registers the members it knew and closes the pool for one window.
 import type { Redis } from 'ioredis';
@@ -159,6 +163,8 @@ export class SharedBudget implements BudgetGate {
           return { granted: false, waitMs: 0 };
         }
         this.#metrics.used(r.usage);
+        this.#metrics.cancelWaiting(r.cancelWaiting);
+        if (r.heldBack) this.#metrics.heldForCancel();
         if (r.status === 'granted') {
           this.#own = recordGrant(this.#own, this.#clock.now(), ENDPOINTS[endpoint]);
           return GRANTED;

@@ -53,6 +53,8 @@ export interface Member {
   readonly fallbacks: () => number;
   /** The most IP weight Redis reported in its window after a reservation, and its limit then. */
   readonly peakShared: () => { used: number; limit: number };
+  /** Requests refused only to leave the cancel reserve to a waiting cancel. */
+  readonly heldForCancel: () => number;
 }
 
 const noPort: ExecutorPort = {
@@ -81,10 +83,12 @@ export async function member(
   const logs: string[] = [];
   const log = capture(logs);
   let fallbacks = 0;
+  let held = 0;
   let peak = { used: 0, limit: 0 };
   const metrics: SharedBudgetMetrics = {
     ...noopSharedBudgetMetrics,
     fallback: () => void fallbacks++,
+    heldForCancel: () => void held++,
     used: (u) => {
       if (u.ip > peak.used) peak = { used: u.ip, limit: u.ipLimit };
     },
@@ -126,7 +130,14 @@ export async function member(
     log,
     options: { maxInFlight: 8, retryDelayMs: 100, maxAttempts: 3 },
   });
-  return { ex, shared, logs, fallbacks: () => fallbacks, peakShared: () => peak };
+  return {
+    ex,
+    shared,
+    logs,
+    fallbacks: () => fallbacks,
+    peakShared: () => peak,
+    heldForCancel: () => held,
+  };
 }
 
 /** Sends `n` reads of `endpoint` through the executor to the simulator; resolves when all settled. */
