@@ -62,6 +62,11 @@ const GRANTED: GateDecision = { granted: true };
 /** How long a request waits while a rejoin is in flight. */
 const REJOIN_WAIT_MS = 20;
 
+/** Cancels keep their priority across processes: an order's cancel and a plan's alike (the executor queues both as cancels). */
+function isCancel(endpoint: EndpointId): boolean {
+  return endpoint === 'cancelOrder' || endpoint === 'cancelPlan';
+}
+
 export class SharedBudget implements BudgetGate {
   readonly #redis: Redis;
   readonly #remote: RedisBudget;
@@ -155,7 +160,7 @@ export class SharedBudget implements BudgetGate {
     if (this.#mode === 'shared') {
       const started = performance.now();
       try {
-        const r = await this.#remote.reserve(endpoint, endpoint === 'cancelOrder', this.#epoch);
+        const r = await this.#remote.reserve(endpoint, isCancel(endpoint), this.#epoch);
         this.#metrics.reservation(performance.now() - started);
         this.#contact(r.members);
         if (r.status === 'epoch') {
