@@ -23,6 +23,7 @@ export const KERNELS = {
   'src/core/decimal.ts': ['test/core/decimal*.test.ts', 'test/core/fixed-decimal.rules.test.ts'],
   'src/risk/closable.ts': ['test/risk/closable*.test.ts'],
   'src/reconcile/plan-rows.ts': ['test/reconcile/plan-rows*.test.ts'],
+  'src/engine/account-totals.ts': ['test/engine/account-totals*.test.ts'],
 };
 
 /** Minimum score (killed + timeout over everything not ignored) per kernel; the runner checks it. */
