@@ -16,12 +16,16 @@ import type { Config } from '../config/schema.ts';
 import { dec } from '../core/decimal.ts';
 import { BadInputError, ConfigError, InvariantViolation } from '../core/errors.ts';
 import type { RecordedPoll, RecordingMeta } from '../core/market.ts';
+import { byCreation, isTerminal, type Order } from '../core/orders.ts';
 import { tickerRows } from '../core/ticker-rows.ts';
 import type { EngineStrategyConfig } from '../engine/engine.ts';
 import { openRecording, type OpenedRecording } from '../market/recording/reader.ts';
 import { parseStrategyParams, strategySymbols } from '../strategy/define.ts';
 import { Session, type HarnessConfig } from '../strategy/testing/session.ts';
+import { OrderCounter, type OrderCounts } from './report/order-counts.ts';
 import type { DisabledStrategy, EquitySample, RunRecord, RunStrategy } from './report/types.ts';
+import type { MemoryStore } from '../store/memory-store.ts';
+import type { StoredFill } from '../store/port.ts';
 import { reconcilerConfig } from '../runner/options.ts';
 import { CHART_ALL_UP_TO, ChartedLatest, PriceLines, sampledPrices } from './sampled-prices.ts';
 import { Sampler } from './sampler.ts';
@@ -202,6 +206,35 @@ async function nextBatch(
   }
 }
 
+/**
+ * The orders the report reads one by one (those with a fill, to name their strategy and side, and
+ * those still open), and the counts over all of them. The store reads its retired orders back one at
+ * a time: the run's end does not hold every order of a long backtest at once (issue #24).
+ */
+function reportedOrders(
+  store: MemoryStore,
+  fills: readonly StoredFill[],
+): { readonly orders: Order[]; readonly orderCounts: OrderCounts } {
+  const filledOids = new Set<string>();
+  const filledIds = new Set<string>();
+  for (const f of fills) {
+    if (f.clientOid !== undefined) filledOids.add(f.clientOid);
+    filledIds.add(f.orderId);
+  }
+  const counter = new OrderCounter();
+  const orders: Order[] = [];
+  store.forEachOrder((o) => {
+    counter.add(o);
+    const read =
+      !isTerminal(o.status) ||
+      filledOids.has(o.clientOid) ||
+      (o.orderId !== undefined && filledIds.has(o.orderId));
+    if (read) orders.push(o);
+  });
+  orders.sort(byCreation); // the store's order (allOrders)
+  return { orders, orderCounts: counter.counts() };
+}
+
 async function replay(
   o: BacktestOptions,
   session: Session,
@@ -278,6 +311,7 @@ async function replay(
     samples.map(({ t, item }) => ({ t, line: item.prices })),
   );
   const stats = session.sim.stats();
+  const fills = session.store.allFills();
   return {
     run: {
       strategies: runStrategies(config),
@@ -287,8 +321,8 @@ async function replay(
       lastTickTime: session.lastPollT,
       tickers: session.polls,
     },
-    orders: session.store.allOrders(),
-    fills: session.store.allFills(),
+    ...reportedOrders(session.store, fills),
+    fills,
     equity: samples.map((s) => s.item.equity),
     prices,
     requestsByEndpoint: stats.requests.byEndpoint,

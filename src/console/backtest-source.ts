@@ -56,7 +56,7 @@ export function backtestSnapshot(record: RunRecord, title?: string): ConsoleSnap
       level: 'info',
       kind: 'Backtest',
       text:
-        `replayed ${record.run.tickers} polls of ${record.run.data}; ${record.orders.length} orders, ` +
+        `replayed ${record.run.tickers} polls of ${record.run.data}; ${record.orderCounts?.placed ?? record.orders.length} orders, ` +
         `${record.fills.length} fills; ${record.responses429} HTTP 429; weight used ip ${record.weightUsed.ip}, uid ${record.weightUsed.uid}`,
     },
   ];

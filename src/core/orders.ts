@@ -88,3 +88,8 @@ export interface Order {
   /** Why the order ended as rejected/canceled, when known. */
   readonly reason?: string;
 }
+
+/** The stores' order of orders (`ORDER BY created_at, client_oid`). */
+export function byCreation(a: Order, b: Order): number {
+  return a.createdAt - b.createdAt || (a.clientOid < b.clientOid ? -1 : a.clientOid > b.clientOid ? 1 : 0);
+}

@@ -1,10 +1,15 @@
 // The long tail of a backtest's memory store: terminal orders last updated long ago and their fills,
-// kept as compact JSON text (the store's row codec, values only) instead of objects: a retired order
-// and its fill cost a few hundred bytes of text instead of about 1.2 kB of objects (issue #24: a
-// backtest's memory must not grow with its orders). Reading one back decodes it through the same
-// codec the SQLite store uses, so it comes back equal to what went in.
-import type { ClientOid, TradeId } from '../core/ids.ts';
-import type { Order } from '../core/orders.ts';
+// written out of the heap to a spill file (./spill-file.ts) as compact JSON text (the store's row
+// codec, values only). In memory stay only their ids, in compact sets (./compact-id-set.ts: a few
+// bytes per id), so a backtest's memory does not grow with its orders (issue #24). Reading one back
+// decodes it through the same codec the SQLite store uses, so it comes back equal to what went in.
+//
+// The engine never reads a retired row during a run (retirement waits until no query reaches that
+// far back): reads scan the file, which is fine for the end of a run (the report) and the rare
+// late question, and would be slow for anything frequent.
+import type { ClientOid, OrderId, TradeId } from '../core/ids.ts';
+import { byCreation, type Order } from '../core/orders.ts';
+import { CompactIdSet } from './compact-id-set.ts';
 import type { StoredFill } from './port.ts';
 import {
   fillFromRow,
@@ -15,6 +20,7 @@ import {
   type FillRow,
   type OrderRow,
 } from './rows.ts';
+import { SpillFile } from './spill-file.ts';
 
 /** The order columns as `orderValues` lists them (the SQLite store's INSERT order). */
 const ORDER_KEYS = [...ORDER_DATA_COLUMNS, 'client_oid'] as const satisfies readonly (keyof OrderRow)[];
@@ -34,17 +40,16 @@ const FILL_KEYS = [
   'created_at',
 ] as const satisfies readonly (keyof FillRow)[];
 
-function encode<R extends object>(row: R, keys: readonly (keyof R)[]): string {
-  return JSON.stringify(keys.map((k) => row[k]));
-}
-
-function decode<R extends object>(text: string, keys: readonly (keyof R)[]): R {
-  const values = JSON.parse(text) as unknown[];
+function decode<R extends object>(values: readonly unknown[], keys: readonly (keyof R)[]): R {
   const row: Partial<Record<keyof R, unknown>> = {};
   keys.forEach((k, i) => {
     row[k] = values[i];
   });
   return row as R;
+}
+
+function decodeOrder(line: string): Order {
+  return orderFromRow(decode<OrderRow>(JSON.parse(line) as unknown[], ORDER_KEYS));
 }
 
 /** A retired fill and its insertion number (the store's rowid: the tie-break of equal times). */
@@ -54,10 +59,14 @@ export interface ColdFill {
 }
 
 export class ColdRows {
-  readonly #orders = new Map<ClientOid, string>();
-  readonly #tradeIds = new Set<TradeId>();
-  readonly #fillTexts: string[] = [];
-  readonly #fillRowids: number[] = [];
+  readonly #orderLines = new SpillFile('orders.ndjson');
+  readonly #fillLines = new SpillFile('fills.ndjson');
+  readonly #oids = new CompactIdSet();
+  /** Exchange order ids of retired orders (may also hold ids of orders taken back: a read checks). */
+  readonly #orderIds = new CompactIdSet();
+  readonly #tradeIds = new CompactIdSet();
+  /** Lines of orders taken back out (updated again): a later retirement appends a new line. */
+  readonly #stale = new Set<number>();
   /** Every retired order was last updated before this (−∞ while none is). */
   #watermark = Number.NEGATIVE_INFINITY;
 
@@ -66,11 +75,11 @@ export class ColdRows {
   }
 
   get orderCount(): number {
-    return this.#orders.size;
+    return this.#oids.size;
   }
 
   get fillCount(): number {
-    return this.#fillTexts.length;
+    return this.#fillLines.lines;
   }
 
   /** Raises the watermark (orders retired from now on were last updated before `before`). */
@@ -79,28 +88,67 @@ export class ColdRows {
   }
 
   hasOrder(oid: ClientOid): boolean {
-    return this.#orders.has(oid);
+    return this.#oids.has(oid);
+  }
+
+  /** The lines holding `text` (quoted), decoded, that are not stale. */
+  #ordersQuoting(text: string, each: (o: Order, line: number) => void): void {
+    const quoted = JSON.stringify(text);
+    this.#orderLines.forEach((line, i) => {
+      if (!this.#stale.has(i) && line.includes(quoted)) each(decodeOrder(line), i);
+    });
+  }
+
+  #find(oid: ClientOid): { readonly order: Order; readonly line: number } | undefined {
+    if (!this.#oids.has(oid)) return undefined;
+    let found: { order: Order; line: number } | undefined;
+    this.#ordersQuoting(oid, (order, line) => {
+      if (order.clientOid === oid) found = { order, line };
+    });
+    return found;
   }
 
   order(oid: ClientOid): Order | undefined {
-    const text = this.#orders.get(oid);
-    return text === undefined ? undefined : orderFromRow(decode<OrderRow>(text, ORDER_KEYS));
+    return this.#find(oid)?.order;
+  }
+
+  /** The earliest created retired order with this exchange order id (the store's rule for duplicates). */
+  orderByOrderId(id: OrderId): Order | undefined {
+    if (!this.#orderIds.has(id)) return undefined;
+    let found: Order | undefined;
+    this.#ordersQuoting(id, (o) => {
+      if (o.orderId === id && (found === undefined || byCreation(o, found) < 0)) found = o;
+    });
+    return found;
   }
 
   addOrder(o: Order): void {
-    this.#orders.set(o.clientOid, JSON.stringify(orderValues(o)));
+    this.#orderLines.append(JSON.stringify(orderValues(o)));
+    this.#oids.add(o.clientOid);
+    if (o.orderId !== undefined) this.#orderIds.add(o.orderId);
   }
 
   /** Takes an order back out (it is being updated again); undefined when it is not here. */
   takeOrder(oid: ClientOid): Order | undefined {
-    const o = this.order(oid);
-    this.#orders.delete(oid);
-    return o;
+    const found = this.#find(oid);
+    if (found === undefined) return undefined;
+    this.#stale.add(found.line);
+    this.#oids.delete(oid);
+    return found.order;
   }
 
-  /** Every retired order, decoded (in no particular order). */
+  /** Calls `each` with every retired order, decoded (in the order they were retired). */
+  forEachOrder(each: (o: Order) => void): void {
+    this.#orderLines.forEach((line, i) => {
+      if (!this.#stale.has(i)) each(decodeOrder(line));
+    });
+  }
+
+  /** Every retired order, decoded (in the order they were retired). */
   orders(): Order[] {
-    return [...this.#orders.values()].map((t) => orderFromRow(decode<OrderRow>(t, ORDER_KEYS)));
+    const out: Order[] = [];
+    this.forEachOrder((o) => out.push(o));
+    return out;
   }
 
   hasFill(tradeId: TradeId): boolean {
@@ -109,24 +157,54 @@ export class ColdRows {
 
   addFill(f: StoredFill, rowid: number): void {
     this.#tradeIds.add(f.tradeId);
-    this.#fillTexts.push(encode(fillToRow(f), FILL_KEYS));
-    this.#fillRowids.push(rowid);
+    const row = fillToRow(f);
+    this.#fillLines.append(JSON.stringify([...FILL_KEYS.map((k) => row[k]), rowid]));
   }
 
   /** Every retired fill, decoded, with its rowid (in the order they were retired). */
   fills(): ColdFill[] {
-    return this.#fillTexts.map((t, i) => ({
-      fill: fillFromRow(decode<FillRow>(t, FILL_KEYS)),
-      rowid: this.#fillRowids[i] ?? 0,
-    }));
+    const out: ColdFill[] = [];
+    this.#fillLines.forEach((line) => {
+      const values = JSON.parse(line) as unknown[];
+      out.push({
+        fill: fillFromRow(decode<FillRow>(values, FILL_KEYS)),
+        rowid: Number(values[FILL_KEYS.length]),
+      });
+    });
+    return out;
   }
 
   /** Empties this (the rows went back to the live indexes). */
   clear(): void {
-    this.#orders.clear();
+    this.#orderLines.clear();
+    this.#fillLines.clear();
+    this.#oids.clear();
+    this.#orderIds.clear();
     this.#tradeIds.clear();
-    this.#fillTexts.length = 0;
-    this.#fillRowids.length = 0;
+    this.#stale.clear();
     this.#watermark = Number.NEGATIVE_INFINITY;
+  }
+
+  /** Empties this and removes its files. */
+  close(): void {
+    this.clear();
+    this.#orderLines.close();
+    this.#fillLines.close();
+  }
+
+  /** What stays in memory: the id sets (bytes-ish slots) and the stale lines; the files' sizes. */
+  footprint(): Record<string, number> {
+    return {
+      retiredOrders: this.#oids.size,
+      retiredFills: this.#fillLines.lines,
+      idSlots:
+        this.#oids.footprint().slots + this.#orderIds.footprint().slots + this.#tradeIds.footprint().slots,
+      idStrings:
+        this.#oids.footprint().strings +
+        this.#orderIds.footprint().strings +
+        this.#tradeIds.footprint().strings,
+      staleLines: this.#stale.size,
+      spilledBytes: this.#orderLines.bytes + this.#fillLines.bytes,
+    };
   }
 }

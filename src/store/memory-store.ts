@@ -8,7 +8,7 @@
 // kept: nothing reads it back in a backtest, and it would grow with every intent.
 import { StoreError } from '../core/errors.ts';
 import type { ClientOid, OrderId, StrategyId, SymbolId, TradeId } from '../core/ids.ts';
-import { isTerminal, type Order } from '../core/orders.ts';
+import { byCreation, isTerminal, type Order } from '../core/orders.ts';
 import type { PlanReport } from '../core/reports.ts';
 import type {
   JournalEntry,
@@ -22,9 +22,6 @@ import type {
 import { ColdRows } from './cold-rows.ts';
 import { planPrune, pruneResult } from './prune-plan.ts';
 import { storedFill } from './stored-fill.ts';
-
-const byCreation = (a: Order, b: Order): number =>
-  a.createdAt - b.createdAt || (a.clientOid < b.clientOid ? -1 : a.clientOid > b.clientOid ? 1 : 0);
 
 /** First index in `xs` (ascending by `key`) whose key is ≥ `value`. */
 function lowerBound<T>(xs: readonly T[], value: number, key: (x: T) => number): number {
@@ -117,10 +114,13 @@ export class MemoryStore implements OrderStore {
   readonly #sequences = new Map<StrategyId, number>();
   readonly #plans = new Map<string, StoredPlanOrder>();
   /**
-   * Retired rows (`retire`): terminal orders last updated before the watermark and their fills, as text.
+   * Retired rows (`retire`): terminal orders last updated before the watermark and their fills, in a
+   * spill file out of the heap (their ids in compact sets).
    * Every query below answers from them too, so retiring changes no answer.
    */
   readonly #cold = new ColdRows();
+  /** Retired orders brought back inside the open transaction (#restoreOrderId); emptied when it ends. */
+  readonly #thawedInTx = new Set<ClientOid>();
   /** Undo steps of the transactions in progress; `#marks` holds where each nested one began. */
   readonly #undo: (() => void)[] = [];
   readonly #marks: number[] = [];
@@ -180,10 +180,7 @@ export class MemoryStore implements OrderStore {
       this.#orders.delete(order.clientOid);
       this.#open.delete(order.clientOid);
       if (mark !== undefined) remove(this.#terminal, mark);
-      if (order.orderId !== undefined) {
-        if (idBefore === undefined) this.#byOrderId.delete(order.orderId);
-        else this.#byOrderId.set(order.orderId, idBefore);
-      }
+      if (order.orderId !== undefined) this.#restoreOrderId(order.orderId, idBefore);
       remove(bySymbol, order);
     });
   }
@@ -206,10 +203,7 @@ export class MemoryStore implements OrderStore {
       const now = list !== undefined ? indexOfOrder(list, order) : -1;
       if (list !== undefined && now >= 0) list[now] = before;
       if (mark !== undefined) remove(this.#terminal, mark);
-      if (order.orderId !== undefined) {
-        if (idBefore === undefined) this.#byOrderId.delete(order.orderId);
-        else this.#byOrderId.set(order.orderId, idBefore);
-      }
+      if (order.orderId !== undefined) this.#restoreOrderId(order.orderId, idBefore);
       this.#put(before, false);
     });
   }
@@ -246,7 +240,12 @@ export class MemoryStore implements OrderStore {
 
   getOrderByOrderId(orderId: OrderId): Order | undefined {
     const oid = this.#byOrderId.get(orderId);
-    return oid === undefined ? undefined : this.getOrder(oid);
+    const hot = oid === undefined ? undefined : this.getOrder(oid);
+    // Retired orders left #byOrderId; the cold rows answer for them (a file scan, only when one of
+    // them holds the id).
+    const cold = this.#cold.orderByOrderId(orderId);
+    if (cold === undefined) return hot;
+    return hot === undefined || byCreation(cold, hot) < 0 ? cold : hot;
   }
 
   openOrders(): readonly Order[] {
@@ -269,6 +268,15 @@ export class MemoryStore implements OrderStore {
 
   allOrders(): readonly Order[] {
     return [...this.#orders.values(), ...this.#cold.orders()].sort(byCreation);
+  }
+
+  /**
+   * Calls `each` with every order, in no particular order, without gathering them: the retired ones
+   * are read back one at a time (a long backtest's end counts its orders so).
+   */
+  forEachOrder(each: (o: Order) => void): void {
+    for (const o of this.#orders.values()) each(o);
+    this.#cold.forEachOrder(each);
   }
 
   countOrdersSince(symbol: SymbolId, since: number): number {
@@ -453,6 +461,7 @@ export class MemoryStore implements OrderStore {
     const unattributed = [...this.#unattributed];
     const rowid = [...this.#rowid];
     const plans = [...this.#plans];
+    const nextRowid = this.#nextRowid;
     const refill = <K, V>(m: Map<K, V>, entries: readonly (readonly [K, V])[]): void => {
       m.clear();
       for (const [k, v] of entries) m.set(k, v);
@@ -470,6 +479,8 @@ export class MemoryStore implements OrderStore {
       for (const t of unattributed) this.#unattributed.add(t);
       refill(this.#rowid, rowid);
       refill(this.#plans, plans);
+      // The rebuild renumbered the rowids: a later fill must still sort after every restored one.
+      this.#nextRowid = nextRowid;
     };
   }
 
@@ -538,6 +549,8 @@ export class MemoryStore implements OrderStore {
       retired.add(o.clientOid);
       this.#cold.addOrder(o);
       this.#orders.delete(o.clientOid);
+      if (o.orderId !== undefined && this.#byOrderId.get(o.orderId) === o.clientOid)
+        this.#byOrderId.delete(o.orderId);
     }
     this.#terminal.splice(0, k);
     if (retired.size === 0) return 0;
@@ -571,10 +584,30 @@ export class MemoryStore implements OrderStore {
     return retired.size;
   }
 
+  /**
+   * Undoes a write of `id`'s entry in #byOrderId (`held`: what it named before). A retired order
+   * brought back inside the transaction was not in the index when that write was recorded, so the
+   * entry goes to the earliest created of `held` and those orders that hold the id.
+   */
+  #restoreOrderId(id: OrderId, held: ClientOid | undefined): void {
+    let pick = held;
+    let earliest = held !== undefined ? this.getOrder(held) : undefined;
+    for (const oid of this.#thawedInTx) {
+      const o = this.#orders.get(oid);
+      if (o?.orderId !== id || (earliest !== undefined && byCreation(o, earliest) >= 0)) continue;
+      if (pick !== undefined && earliest === undefined) continue; // `held` is not readable: keep it
+      earliest = o;
+      pick = oid;
+    }
+    if (pick === undefined) this.#byOrderId.delete(id);
+    else this.#byOrderId.set(id, pick);
+  }
+
   /** Brings a retired order back to the live indexes (it is being updated). */
   #thaw(oid: ClientOid): void {
     const o = this.#cold.takeOrder(oid);
     if (o === undefined) return;
+    if (this.#marks.length > 0) this.#thawedInTx.add(oid);
     const bySymbol = this.#bySymbol.get(o.symbol) ?? [];
     this.#bySymbol.set(o.symbol, bySymbol);
     insertSorted(bySymbol, o, (x) => x.createdAt);
@@ -589,6 +622,7 @@ export class MemoryStore implements OrderStore {
     const fills = this.#cold.fills();
     this.#cold.clear();
     for (const o of orders) {
+      if (this.#marks.length > 0) this.#thawedInTx.add(o.clientOid);
       const bySymbol = this.#bySymbol.get(o.symbol) ?? [];
       this.#bySymbol.set(o.symbol, bySymbol);
       insertSorted(bySymbol, o, (x) => x.createdAt);
@@ -621,16 +655,21 @@ export class MemoryStore implements OrderStore {
     try {
       const out = fn();
       this.#marks.pop();
-      if (this.#marks.length === 0) this.#undo.length = 0;
+      if (this.#marks.length === 0) {
+        this.#undo.length = 0;
+        this.#thawedInTx.clear();
+      }
       return out;
     } catch (e) {
       const mark = this.#marks.pop() ?? 0;
       while (this.#undo.length > mark) this.#undo.pop()?.();
+      if (this.#marks.length === 0) this.#thawedInTx.clear();
       throw e;
     }
   }
 
   close(): void {
     this.#closed = true;
+    this.#cold.close();
   }
 }

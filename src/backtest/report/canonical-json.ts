@@ -70,7 +70,7 @@ export function canonicalJson(value: unknown): string {
 /** A copy of a JSON-like value with every plain object's keys sorted (for free-form maps). */
 export function sortKeysDeep(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sortKeysDeep);
-  if (value !== null && typeof value === 'object' && !(isDec(value)) && isPlainObject(value)) {
+  if (value !== null && typeof value === 'object' && !isDec(value) && isPlainObject(value)) {
     // fromEntries defines own properties, so a key like "__proto__" stays data.
     return Object.fromEntries(
       Object.entries(value)

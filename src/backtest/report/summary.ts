@@ -30,6 +30,9 @@ import { InvariantViolation } from '../../core/errors.ts';
 import { isOpening } from '../../core/orders.ts';
 import { reportFills, type ReportFill } from './fills.ts';
 import { decRatio, floatRatio, money } from './format.ts';
+import { countOrders, type PlanOrderCounts } from './order-counts.ts';
+
+export type { PlanOrderCounts } from './order-counts.ts';
 import {
   DrawdownTracker,
   TradeStats,
@@ -115,17 +118,6 @@ export interface Summary {
   readonly strategiesDisabled: readonly DisabledStrategy[];
   readonly byStrategy: Readonly<Record<string, Breakdown>>;
   readonly bySymbol: Readonly<Record<string, SymbolBreakdown>>;
-}
-
-export interface PlanOrderCounts {
-  /** Plan orders written (each client_oid with a trigger price). */
-  readonly placed: number;
-  /** Plans whose trigger was crossed (their child order was seen, or something filled). */
-  readonly triggered: number;
-  /** Plans canceled (or expired) before triggering. */
-  readonly canceled: number;
-  /** Plans refused (by the venue or the risk gate) or lost. */
-  readonly rejected: number;
 }
 
 export interface SummaryOptions {
@@ -379,24 +371,12 @@ export function summarizeJoined(
   const calmar =
     growth !== null && dd.fraction !== null && dd.fraction.gt(0) ? growth / decToNumber(dd.fraction) : null;
 
-  let canceled = 0;
-  let rejected = 0;
-  const plans = { placed: 0, triggered: 0, canceled: 0, rejected: 0 };
-  for (const o of record.orders) {
-    if (o.status === 'canceled') canceled++;
-    else if (o.status === 'rejected') rejected++;
-    if (o.triggerPrice === undefined) continue;
-    plans.placed++;
-    if (o.planOrderId !== undefined || o.filledQty.gt(0)) plans.triggered++;
-    else if (o.status === 'canceled') plans.canceled++;
-    else if (o.status === 'rejected') plans.rejected++;
-  }
-
+  const counts = record.orderCounts ?? countOrders(record.orders);
   return {
-    ordersPlaced: record.orders.length,
-    ordersCanceled: canceled,
-    ordersRejected: rejected,
-    planOrders: plans,
+    ordersPlaced: counts.placed,
+    ordersCanceled: counts.canceled,
+    ordersRejected: counts.rejected,
+    planOrders: counts.plans,
     fills: fills.length,
     volume: money(volume),
     feesPaid: money(feesPaid),

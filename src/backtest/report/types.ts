@@ -4,6 +4,7 @@
 import type { Dec } from '../../core/decimal.ts';
 import type { Order } from '../../core/orders.ts';
 import type { StoredFill } from '../../store/port.ts';
+import type { OrderCounts } from './order-counts.ts';
 
 /** One strategy instance of the run, as configured. */
 export interface RunStrategy {
@@ -57,8 +58,14 @@ export interface DisabledStrategy {
 
 export interface RunRecord {
   readonly run: RunInfo;
-  /** Every order record of the run (one per client_oid), in its final state. */
+  /**
+   * The run's order records (one per client_oid), in their final state: every order, or, when
+   * `orderCounts` is given, only those the report reads one by one (the orders with a fill and those
+   * still open at the end), so a long backtest does not hand every order to the report.
+   */
   readonly orders: readonly Order[];
+  /** Counts over every order of the run; without it they are counted from `orders`. */
+  readonly orderCounts?: OrderCounts;
   /** Every fill, as stored. */
   readonly fills: readonly StoredFill[];
   readonly equity: readonly EquitySample[];

@@ -1,0 +1,126 @@
+// An append-only file of text lines outside the heap: where a backtest's retired rows go (issue #24:
+// a backtest's memory must not grow with its orders). Synchronous, like the store it serves. Lines
+// are buffered and written in large blocks; a read flushes first, then streams the file in chunks, so
+// reading it back never holds more than one chunk and one line.
+//
+// The file is made on the first append, in a fresh directory under os.tmpdir() (TMPDIR), and removed
+// by close(); one exit hook removes whatever a process did not close (a crash leaves the directory,
+// named capibot-spill-*, for the OS's temporary-file cleaning).
+import { closeSync, mkdtempSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { StoreError } from '../core/errors.ts';
+
+/** Bytes buffered before a write, and read per chunk. */
+const BLOCK = 1 << 20;
+
+/** Spill directories still open in this process (removed at exit). */
+const open = new Set<string>();
+let hooked = false;
+
+function removeAll(): void {
+  for (const dir of open) rmSync(dir, { recursive: true, force: true });
+  open.clear();
+}
+
+export class SpillFile {
+  readonly #name: string;
+  #dir: string | undefined;
+  #fd: number | undefined;
+  #pending: string[] = [];
+  #pendingChars = 0;
+  #lines = 0;
+  #bytes = 0;
+
+  /** `name` names the file inside its directory (errors quote it). */
+  constructor(name: string) {
+    this.#name = name;
+  }
+
+  /** Lines appended since the last clear. */
+  get lines(): number {
+    return this.#lines;
+  }
+
+  /** Bytes on disk (after the next flush: pending lines included). */
+  get bytes(): number {
+    return this.#bytes + this.#pendingChars;
+  }
+
+  /** Appends one line (no newline inside); returns its index (0-based, since the last clear). */
+  append(line: string): number {
+    this.#pending.push(line);
+    this.#pendingChars += line.length + 1;
+    if (this.#pendingChars >= BLOCK) this.#flush();
+    return this.#lines++;
+  }
+
+  #file(): number {
+    if (this.#fd !== undefined) return this.#fd;
+    try {
+      this.#dir = mkdtempSync(join(tmpdir(), 'capibot-spill-'));
+      open.add(this.#dir);
+      if (!hooked) {
+        hooked = true;
+        process.once('exit', removeAll);
+      }
+      this.#fd = openSync(join(this.#dir, this.#name), 'w+');
+      return this.#fd;
+    } catch (e) {
+      throw new StoreError(`cannot create the spill file ${this.#name} under ${tmpdir()}: ${String(e)}`);
+    }
+  }
+
+  #flush(): void {
+    if (this.#pending.length === 0) return;
+    const fd = this.#file();
+    const buf = Buffer.from(this.#pending.join('\n') + '\n', 'utf8');
+    this.#pending = [];
+    this.#pendingChars = 0;
+    let done = 0;
+    while (done < buf.length) done += writeSync(fd, buf, done, buf.length - done, this.#bytes + done);
+    this.#bytes += buf.length;
+  }
+
+  /** Calls `each` with every line and its index, in order. */
+  forEach(each: (line: string, index: number) => void): void {
+    this.#flush();
+    if (this.#fd === undefined) return;
+    const chunk = Buffer.allocUnsafe(BLOCK);
+    let carry: Buffer | undefined;
+    let index = 0;
+    for (let at = 0; at < this.#bytes;) {
+      const n = readSync(this.#fd, chunk, 0, Math.min(BLOCK, this.#bytes - at), at);
+      if (n === 0) break;
+      at += n;
+      const data = carry === undefined ? chunk.subarray(0, n) : Buffer.concat([carry, chunk.subarray(0, n)]);
+      let from = 0;
+      for (let nl = data.indexOf(10, from); nl >= 0; nl = data.indexOf(10, from)) {
+        each(data.toString('utf8', from, nl), index++);
+        from = nl + 1;
+      }
+      // The unfinished line is copied: the chunk is read into again.
+      carry = from < data.length ? Buffer.from(data.subarray(from)) : undefined;
+    }
+  }
+
+  /** Forgets every line (the file stays, empty, for the next appends). */
+  clear(): void {
+    this.#pending = [];
+    this.#pendingChars = 0;
+    this.#lines = 0;
+    this.#bytes = 0;
+  }
+
+  /** Removes the file and its directory. */
+  close(): void {
+    this.clear();
+    if (this.#fd !== undefined) closeSync(this.#fd);
+    this.#fd = undefined;
+    if (this.#dir !== undefined) {
+      rmSync(this.#dir, { recursive: true, force: true });
+      open.delete(this.#dir);
+    }
+    this.#dir = undefined;
+  }
+}

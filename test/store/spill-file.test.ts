@@ -1,0 +1,53 @@
+// The spill file gives back every line it was given, in order, across block and chunk boundaries and
+// multi-byte characters, and leaves nothing behind once closed.
+import { existsSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { describe, expect, it } from 'vitest';
+import { SpillFile } from '../../src/store/spill-file.ts';
+
+function readAll(f: SpillFile): string[] {
+  const out: string[] = [];
+  f.forEach((line, i) => {
+    expect(i).toBe(out.length);
+    out.push(line);
+  });
+  return out;
+}
+
+const spillDirs = (): string[] => readdirSync(tmpdir()).filter((d) => d.startsWith('capibot-spill-'));
+
+describe('SpillFile', () => {
+  it('creates nothing until the first line', () => {
+    const before = spillDirs().length;
+    const f = new SpillFile('x.ndjson');
+    expect(readAll(f)).toEqual([]);
+    expect(spillDirs().length).toBe(before);
+    f.close();
+  });
+
+  it('gives back lines across the 1 MiB blocks, with multi-byte characters split anywhere', () => {
+    const f = new SpillFile('x.ndjson');
+    const lines: string[] = [];
+    for (let i = 0; i < 40_000; i++) lines.push(`${i}:${'é€𝄞'.repeat(i % 13)}${'x'.repeat(i % 101)}`);
+    lines.forEach((l, i) => expect(f.append(l)).toBe(i));
+    expect(readAll(f)).toEqual(lines);
+    // Appends after a read, and a second read.
+    f.append('last');
+    expect(readAll(f)).toEqual([...lines, 'last']);
+    f.clear();
+    f.append('again');
+    expect(readAll(f)).toEqual(['again']);
+    f.close();
+  });
+
+  it('removes its directory on close', () => {
+    const before = new Set(spillDirs());
+    const f = new SpillFile('x.ndjson');
+    f.append('a');
+    readAll(f);
+    const made = spillDirs().filter((d) => !before.has(d));
+    expect(made).toHaveLength(1);
+    f.close();
+    expect(existsSync(`${tmpdir()}/${made[0]}`)).toBe(false);
+  });
+});
