@@ -35,15 +35,23 @@ const cpu = process.cpuUsage(cpu0);
 const firstHalf = progress.find((p) => p.polls >= record.run.tickers / 2);
 // maxRSS is in kilobytes; read before the collection below, which is not the replay's.
 const maxRssBytes = process.resourceUsage().maxRSS * 1024;
+// The record holds only the orders the report reads (with a fill, or open): the counts cover all.
+const counts = record.orderCounts;
 const byStatus: Record<string, number> = {};
-for (const o of record.orders) byStatus[o.status] = (byStatus[o.status] ?? 0) + 1;
+if (counts !== undefined) {
+  byStatus['canceled'] = counts.canceled;
+  byStatus['rejected'] = counts.rejected;
+  byStatus['filledOrOpen'] = counts.placed - counts.canceled - counts.rejected;
+} else {
+  for (const o of record.orders) byStatus[o.status] = (byStatus[o.status] ?? 0) + 1;
+}
 (globalThis as { gc?: () => void }).gc?.();
 const heapUsedAtEndBytes = process.memoryUsage().heapUsed;
 const rejections = Object.values(record.rejectionsByReason).reduce((a, b) => a + b, 0);
 console.log(
   JSON.stringify({
     polls: record.run.tickers,
-    orders: record.orders.length,
+    orders: record.orderCounts?.placed ?? record.orders.length,
     byStatus,
     fills: record.fills.length,
     rejections,
