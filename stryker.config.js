@@ -24,6 +24,7 @@ export const KERNELS = {
   'src/risk/closable.ts': ['test/risk/closable*.test.ts'],
   'src/reconcile/plan-rows.ts': ['test/reconcile/plan-rows*.test.ts'],
   'src/engine/account-totals.ts': ['test/engine/account-totals*.test.ts'],
+  'src/store/compact-id-set.ts': ['test/store/compact-id-set*.test.ts'],
 };
 
 /** Minimum score (killed + timeout over everything not ignored) per kernel; the runner checks it. */

@@ -29,10 +29,6 @@ class SortedValues {
   #values = new Uint32Array(16);
   #size = 0;
 
-  get size(): number {
-    return this.#size;
-  }
-
   /** Capacity in values (what the set holds in memory). */
   get capacity(): number {
     return this.#values.length;
