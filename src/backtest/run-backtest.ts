@@ -82,6 +82,12 @@ export interface BacktestOptions {
    * Infinity retires nothing (the equivalence test compares both).
    */
   readonly retireAfterMs?: number;
+  /**
+   * Hand every order to the record (`RunRecord.orders`), as a strategy's tests and the parity test
+   * compare them. Default false: the record gets the orders the report reads one by one (with a fill,
+   * or open) and `orderCounts` over all of them, so a long run's end does not hold every order.
+   */
+  readonly allOrders?: boolean;
 }
 
 interface Sample {
@@ -208,12 +214,13 @@ async function nextBatch(
 
 /**
  * The orders the report reads one by one (those with a fill, to name their strategy and side, and
- * those still open), and the counts over all of them. The store reads its retired orders back one at
+ * those still open; every order with `all`), and the counts over all of them. The store reads its retired orders back one at
  * a time: the run's end does not hold every order of a long backtest at once (issue #24).
  */
 function reportedOrders(
   store: MemoryStore,
   fills: readonly StoredFill[],
+  all: boolean,
 ): { readonly orders: Order[]; readonly orderCounts: OrderCounts } {
   const filledOids = new Set<string>();
   const filledIds = new Set<string>();
@@ -226,6 +233,7 @@ function reportedOrders(
   store.forEachOrder((o) => {
     counter.add(o);
     const read =
+      all ||
       !isTerminal(o.status) ||
       filledOids.has(o.clientOid) ||
       (o.orderId !== undefined && filledIds.has(o.orderId));
@@ -321,7 +329,7 @@ async function replay(
       lastTickTime: session.lastPollT,
       tickers: session.polls,
     },
-    ...reportedOrders(session.store, fills),
+    ...reportedOrders(session.store, fills, o.allOrders === true),
     fills,
     equity: samples.map((s) => s.item.equity),
     prices,

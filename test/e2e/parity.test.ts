@@ -187,7 +187,10 @@ describe('parity: backtest (in-process) vs capibot sim --clock lockstep over HTT
   });
 
   it('gives the same orders and fills', async () => {
-    const backtest = await runBacktest(await prepareBacktest({ configPath: CONFIG, env: process.env }));
+    const backtest = await runBacktest({
+      ...(await prepareBacktest({ configPath: CONFIG, env: process.env })),
+      allOrders: true,
+    });
     const http = await overHttp(sim.url);
 
     // The run exercised every path: resting orders filled and canceled, takers, IOC closes.
