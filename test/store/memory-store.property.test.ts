@@ -197,6 +197,19 @@ function picture(s: OrderStore, at: number) {
   });
 }
 
+/** Applies `ops` to both stores: each must be refused alike, and the stores then answer alike at `at`. */
+function expectSameAnswers(ops: readonly Op[], at: number): void {
+  const sql = new SqliteStore({ path: ':memory:', lease: false });
+  const mem = new MemoryStore();
+  try {
+    for (const o of ops) expect(outcome(mem, o)).toBe(outcome(sql, o));
+    expect(picture(mem, at)).toEqual(picture(sql, at));
+  } finally {
+    sql.close();
+    mem.close();
+  }
+}
+
 describe('MemoryStore', () => {
   it('answers every query as the SQLite store does, after any writes (property)', () => {
     fc.assert(
@@ -282,14 +295,7 @@ describe('MemoryStore', () => {
         fail: true,
       },
     ];
-    const sql = new SqliteStore({ path: ':memory:', lease: false });
-    const mem = new MemoryStore();
-    try {
-      for (const o of ops) expect(outcome(mem, o)).toBe(outcome(sql, o));
-      expect(picture(mem, 1)).toEqual(picture(sql, 1));
-    } finally {
-      sql.close();
-    }
+    expectSameAnswers(ops, 1);
   });
 
   it('rolls back a prune of fills whose order was pruned, then takes a later fill of it', () => {
@@ -311,15 +317,7 @@ describe('MemoryStore', () => {
       },
       { kind: 'fill', t: 5, n: 0, at: 32, attributed: false },
     ];
-    const sql = new SqliteStore({ path: ':memory:', lease: false });
-    const mem = new MemoryStore();
-    try {
-      for (const o of ops) expect(outcome(mem, o)).toBe(outcome(sql, o));
-      expect(picture(mem, 0)).toEqual(picture(sql, 0));
-    } finally {
-      sql.close();
-      mem.close();
-    }
+    expectSameAnswers(ops, 0);
   });
 
   it('retires a fill with the order it is attributed to, not the one its exchange id names', () => {
@@ -335,14 +333,7 @@ describe('MemoryStore', () => {
       { kind: 'attribute', t: 3, n: 6 },
       { kind: 'retire', before: 3 },
     ];
-    const sql = new SqliteStore({ path: ':memory:', lease: false });
-    const mem = new MemoryStore();
-    try {
-      for (const o of ops) expect(outcome(mem, o)).toBe(outcome(sql, o));
-      expect(picture(mem, 0)).toEqual(picture(sql, 0));
-    } finally {
-      sql.close();
-    }
+    expectSameAnswers(ops, 0);
   });
 
   it('picks the same order for an exchange id two orders share at one creation time', () => {
