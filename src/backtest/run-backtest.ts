@@ -43,8 +43,15 @@ export function retireAfterMs(config: Config): number {
   return Math.max(6 * 3_600_000, 4 * reconcilerConfig(config.polling).recentMs);
 }
 
-/** Polls between two retirements of old rows (at a batch's end). */
-const RETIRE_EVERY_POLLS = 1024;
+/** Polls between two retirements of old rows, at most. */
+export const RETIRE_EVERY_POLLS = 1024;
+
+/**
+ * Retirements per `retireAfterMs` of replay time, at least: with sparse polls (one a minute) 1024 of
+ * them span 17 hours, and the live rows would reach back that far on top of `retireAfterMs`. So they
+ * reach back at most retireAfterMs × (1 + 1 / RETIRE_SLICES), or RETIRE_EVERY_POLLS polls beyond it.
+ */
+export const RETIRE_SLICES = 4;
 
 /** Seed of the simulator's order and trade ids: fixed, so runs are reproducible. */
 export const BACKTEST_SEED = 1;
@@ -63,6 +70,11 @@ export interface BacktestOptions {
   readonly log?: Logger;
   /** Called after each batch of polls (a chunk of the file) with the number of polls replayed so far. */
   readonly onProgress?: (polls: number) => void;
+  /**
+   * Called after each poll, once it settled, with the session: a test reads its state there
+   * (`session.footprint()`, test/engine/bounded-memory.property.test.ts). Not for changing it.
+   */
+  readonly observe?: (session: Session) => void;
   /** Default DEFAULT_MAX_SAMPLES. */
   readonly maxSamples?: number;
   /**
@@ -282,9 +294,11 @@ async function replay(
     }
     events.length = 0;
   };
-  // Memory stays flat in the run's length: old rows retire from the store into compact text.
+  // Memory stays flat in the run's length: old rows retire from the store into compact text, every
+  // RETIRE_EVERY_POLLS polls or retireAfter / RETIRE_SLICES of replay time, whichever comes first.
   const retireAfter = o.retireAfterMs ?? retireAfterMs(config);
   let nextRetire = 0;
+  let nextRetireAt = Number.NEGATIVE_INFINITY;
   for (let batch: readonly RecordedPoll[] | undefined = head; batch !== undefined;) {
     // The batch is this replay's own array (the reader makes one per chunk): each poll is let go once
     // fed, so the ticker objects made for it die young instead of living, and being promoted to the
@@ -298,12 +312,14 @@ async function replay(
       if (pending !== undefined) await pending;
       takeEvents();
       if (sampler.due(poll.t)) sample(poll.t);
+      if (Number.isFinite(retireAfter) && (session.polls >= nextRetire || poll.t >= nextRetireAt)) {
+        nextRetire = session.polls + RETIRE_EVERY_POLLS;
+        nextRetireAt = poll.t + retireAfter / RETIRE_SLICES;
+        session.store.retire(session.vt.now() - retireAfter);
+      }
+      o.observe?.(session);
     }
     o.onProgress?.(session.polls);
-    if (session.polls >= nextRetire) {
-      nextRetire = session.polls + RETIRE_EVERY_POLLS;
-      if (Number.isFinite(retireAfter)) session.store.retire(session.vt.now() - retireAfter);
-    }
     batch = await nextBatch(batches);
   }
   const p = config.polling;

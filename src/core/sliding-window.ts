@@ -28,7 +28,8 @@ export interface WindowLog {
   readonly backing: Backing;
 }
 
-const COMPACT_MIN_DEAD = 256;
+/** Dead entries a backing store may keep before an append compacts it (when they outnumber the live ones). */
+export const COMPACT_MIN_DEAD = 256;
 
 export function createWindowLog(windowMs: number, dims: number): WindowLog {
   if (!(windowMs > 0) || !Number.isFinite(windowMs))
@@ -75,6 +76,15 @@ export function entryCount(log: WindowLog): number {
 /** Sum of dimension `d` over the live entries. */
 export function sumOf(log: WindowLog, d: number): number {
   return cumAt(log.backing, d, log.end - 1) - cumAt(log.backing, d, log.start - 1);
+}
+
+/**
+ * The log's live entries and its backing store's length, named `<name>` and `<name>Backing`
+ * (core/footprint.ts). An append compacts the backing once its dead entries reach COMPACT_MIN_DEAD
+ * and outnumber the live ones: it holds at most max(live, COMPACT_MIN_DEAD) dead entries besides.
+ */
+export function windowFootprint(name: string, log: WindowLog): Record<string, number> {
+  return { [name]: log.end - log.start, [`${name}Backing`]: log.backing.times.length };
 }
 
 /** Time of the newest entry, or undefined when the log is empty. */

@@ -8,6 +8,7 @@
 //   Σ_i (qty_i × mark − cost_i) = (Σ qty_i) × mark − Σ cost_i   (long; the negation for short)
 // and every figure equals summarize's to the last digit (test/engine/account-totals.property.test.ts).
 import { ZERO, type Dec } from '../core/decimal.ts';
+import type { Footprint } from '../core/footprint.ts';
 import type { SymbolId } from '../core/ids.ts';
 import { unrealizedPnl, type Leg } from '../core/pnl.ts';
 import type { Position } from '../core/positions.ts';
@@ -44,6 +45,11 @@ export class AccountTotals {
       this.#legs.set(key, (sum = { symbol: next.symbol, leg: next.leg, qty: ZERO, cost: ZERO }));
     sum.qty = sum.qty.plus(next.qty).minus(prev?.qty ?? ZERO);
     sum.cost = sum.cost.plus(next.cost).minus(prev?.cost ?? ZERO);
+  }
+
+  /** One term per symbol and leg (footprint.ts). */
+  footprint(): Footprint {
+    return { legs: this.#legs.size };
   }
 
   /** Σ realised − Σ fees. */

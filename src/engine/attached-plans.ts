@@ -4,12 +4,15 @@
 // AND its fills are in the position (the venue's history can report a fill a poll before its fills
 // arrive), the engine places one protective close plan per price for the filled size — the intents
 // `ctx.stopLoss` / `ctx.takeProfit` would build, through the same risk gate and close cap — and
-// marks the attachment done in the same transaction. An order that ends without a fill drops it.
+// removes the attachment in the same transaction (a store without `deleteMeta` marks it done, '').
+// An order that ends without a fill drops it. Nothing reads a terminal order's attachment again (a
+// restart restores the open orders' only), so none is kept: the meta table does not grow per order.
 //
 // Why not the venue's preset TP/SL fields: the venue makes those legs itself, without a client_oid,
 // so no strategy could claim their fills (README design section).
 import { z } from 'zod';
 import { ZERO, dec, decToString, type Dec } from '../core/decimal.ts';
+import type { Footprint } from '../core/footprint.ts';
 import type { ClientOid } from '../core/ids.ts';
 import type { AttachedPlans, PlaceIntent } from '../core/intents.ts';
 import { isTerminal, type Order } from '../core/orders.ts';
@@ -73,10 +76,18 @@ export function attachedIntents(o: Order, a: AttachedPlans): PlaceIntent[] {
  */
 export class AttachedPlanBook {
   readonly #waiting = new Set<ClientOid>();
-  readonly #store: Pick<OrderStore, 'getMeta' | 'setMeta'>;
+  readonly #store: Pick<OrderStore, 'getMeta' | 'setMeta' | 'deleteMeta'>;
 
-  constructor(store: Pick<OrderStore, 'getMeta' | 'setMeta'>) {
+  constructor(store: Pick<OrderStore, 'getMeta' | 'setMeta' | 'deleteMeta'>) {
     this.#store = store;
+  }
+
+  /**
+   * Orders whose attachment is not done (footprint.ts): each leaves when it ends without a fill or
+   * when its fills are all in, so the count stays with the open orders and the fills not yet seen.
+   */
+  footprint(): Footprint {
+    return { waiting: this.#waiting.size };
   }
 
   /** Writes the attachment of a new order (call inside the order's write-ahead transaction). */
@@ -105,8 +116,10 @@ export class AttachedPlanBook {
     if (!this.mayBeDue(o)) return [];
     if (o.filledQty.gt(0) && !settledWithFill(o)) return []; // its fills are still coming
     this.#waiting.delete(o.clientOid);
-    const a = decodeAttached(this.#store.getMeta(attachKey(o.clientOid)));
-    this.#store.setMeta(attachKey(o.clientOid), '');
+    const key = attachKey(o.clientOid);
+    const a = decodeAttached(this.#store.getMeta(key));
+    if (this.#store.deleteMeta !== undefined) this.#store.deleteMeta(key);
+    else this.#store.setMeta(key, '');
     return a === undefined || o.filledQty.lte(0) ? [] : attachedIntents(o, a);
   }
 }

@@ -2,6 +2,7 @@
 import { keptOnCancelAll } from '../core/intents.ts';
 import type { Clock } from '../core/clock.ts';
 import type { OrderEvent } from '../core/events.ts';
+import type { Footprint } from '../core/footprint.ts';
 import type { ClientOid } from '../core/ids.ts';
 import { isTerminal, isUntriggeredPlan, type Order } from '../core/orders.ts';
 import type { Executor } from '../execution/executor.ts';
@@ -41,10 +42,21 @@ export class CancelRequests {
     this.#retryMs = deps.cancelRetryMs ?? 5_000;
   }
 
-  /** A committed event for the order: a "does not exist" refusal starts the hold, a change ends it. */
+  /**
+   * A committed event for the order: a "does not exist" refusal starts the hold, a change ends it.
+   * Only a live order is held: the refusal of a cancel that raced the order's end (reconciliation
+   * settled it while the cancel was out) would otherwise stay here for good, as nothing changes a
+   * terminal order again to release it.
+   */
   noteEvent(e: OrderEvent, changed: boolean): void {
-    if (e.kind === 'CancelRejected' && e.code === ORDER_NOT_FOUND) this.#refusedAt.set(e.clientOid, e.at);
-    else if (changed) this.#refusedAt.delete(e.clientOid);
+    if (e.kind === 'CancelRejected' && e.code === ORDER_NOT_FOUND) {
+      if (this.#open.get(e.clientOid) !== undefined) this.#refusedAt.set(e.clientOid, e.at);
+    } else if (changed) this.#refusedAt.delete(e.clientOid);
+  }
+
+  /** Live orders whose cancel was refused lately (forgotten when they change or end): footprint.ts. */
+  footprint(): Footprint {
+    return { refusedAt: this.#refusedAt.size };
   }
 
   /** Reconciliation changed the order, or it ended: a refused cancel no longer holds it. */

@@ -15,6 +15,7 @@
 // before strategies run).
 import type { Logger } from 'pino';
 import { ZERO, decToString, type Dec } from '../core/decimal.ts';
+import type { Footprint } from '../core/footprint.ts';
 import type { ClientOid, SymbolId } from '../core/ids.ts';
 import type { PlaceIntent } from '../core/intents.ts';
 import type { ContractSpec } from '../core/market.ts';
@@ -70,6 +71,14 @@ export class CloseCapper {
     if (leg !== undefined && isTerminal(order.status) && pendingCloseOf(order, leg).gt(0))
       this.#inTransit.set(order.clientOid, order);
     else this.#inTransit.delete(order.clientOid);
+  }
+
+  /**
+   * Terminal closes whose fills are still in transit (footprint.ts): each leaves when its fills
+   * arrive, so the count stays with the fills not yet seen (none is forgotten if they never come).
+   */
+  footprint(): Footprint {
+    return { inTransit: this.#inTransit.size };
   }
 
   /**

@@ -5,6 +5,7 @@ import type { Observable, SchedulerLike } from 'rxjs';
 import type { Clock } from '../core/clock.ts';
 import type { Dec } from '../core/decimal.ts';
 import type { OrderEvent } from '../core/events.ts';
+import type { Footprint } from '../core/footprint.ts';
 import type { StrategyId, SymbolId } from '../core/ids.ts';
 import type { ContractSpec, Ticker } from '../core/market.ts';
 import type { Order } from '../core/orders.ts';
@@ -134,6 +135,12 @@ export interface Engine {
   openOrders(): readonly Order[];
   queueDepth(): QueueDepth;
   metrics(): EngineMetrics;
+  /**
+   * How many entries each collection the engine keeps for the whole run holds (open orders,
+   * executor, portfolio, risk view, ...), by dotted name (`open.orders`): cheap, sizes only
+   * (core/footprint.ts). The bounded-memory test holds them to the open orders plus a fixed window.
+   */
+  footprint(): Footprint;
   /** Resolves when nothing is in flight and nothing can progress until time passes; rejects after a failure. */
   idle(): Promise<void>;
   /** True when idle() would resolve at once (no executor work, no step running); throws after a failure. */

@@ -21,6 +21,7 @@ import { Subject, type Observable, type Subscription } from 'rxjs';
 import type { Clock } from '../core/clock.ts';
 import type { Dec } from '../core/decimal.ts';
 import { InvariantViolation } from '../core/errors.ts';
+import { combineFootprints, type Footprint } from '../core/footprint.ts';
 import type { OrderEvent } from '../core/events.ts';
 import type { SymbolId } from '../core/ids.ts';
 import type { Ticker } from '../core/market.ts';
@@ -86,6 +87,8 @@ class EngineImpl implements Engine {
   #failure: Error | undefined = undefined;
   readonly #keepProtectivePlans: boolean;
   readonly #attached: AttachedPlanBook;
+  readonly #risk: RiskView;
+  readonly #closes: CloseCapper;
 
   constructor(deps: EngineDeps) {
     this.#deps = deps;
@@ -120,7 +123,7 @@ class EngineImpl implements Engine {
     });
     this.#guardian = new TradingGuard(deps.store, limits, o.startingEquity);
     const emit = (e: EngineEvent): void => this.#emit(e);
-    const risk = new RiskView({
+    this.#risk = new RiskView({
       limits,
       portfolio: this.#portfolio,
       open: this.#open,
@@ -129,6 +132,7 @@ class EngineImpl implements Engine {
       store: deps.store,
       historyHeadroom: o.historyHeadroom,
     });
+    const risk = this.#risk;
     this.#cancels = new CancelRequests({
       open: this.#open,
       clock: deps.clock,
@@ -137,13 +141,14 @@ class EngineImpl implements Engine {
       applyEvent: (e) => this.#updates.apply(e),
       cancelRetryMs: o.cancelRetryMs,
     });
-    const closes = new CloseCapper({
+    this.#closes = new CloseCapper({
       open: this.#open,
       specs: deps.specs,
       position: (symbol) => risk.position(symbol),
       counters: this.#counters,
       log: deps.log,
     });
+    const closes = this.#closes;
     this.#updates = new OrderUpdates({
       store: deps.store,
       clock: deps.clock,
@@ -329,6 +334,25 @@ class EngineImpl implements Engine {
 
   metrics(): EngineMetrics {
     return engineMetrics(this.#counters, this.executor, this.#guardian.state);
+  }
+
+  footprint(): Footprint {
+    return {
+      // Per symbol, per subscription, per rejection reason: none grows with the orders.
+      latest: this.#latest.size,
+      subscriptions: this.#subscriptions.length,
+      rejectionReasons: Object.keys(this.#counters.rejections).length,
+      ...combineFootprints({
+        open: this.#open.footprint(),
+        cancels: this.#cancels.footprint(),
+        closes: this.#closes.footprint(),
+        attached: this.#attached.footprint(),
+        portfolio: this.#portfolio.footprint(),
+        risk: this.#risk.footprint(),
+        trampoline: this.#trampoline.footprint(),
+        executor: this.executor.footprint(),
+      }),
+    };
   }
 
   // ---- strategy output, order events, trading state ------------------------------------------------

@@ -1,6 +1,7 @@
 // The engine's live orders by client_oid, with their exposure summed for the risk gate as they change
 // (risk/exposure.ts): a decision reads a few sums instead of copying and scanning every live order.
 // Invariant: `exposure()` equals `openOrderExposure([...values()])` (test/engine/open-orders.test.ts).
+import type { Footprint } from '../core/footprint.ts';
 import type { ClientOid, SymbolId } from '../core/ids.ts';
 import { isProtectivePlan } from '../core/intents.ts';
 import { isTerminal, type Order } from '../core/orders.ts';
@@ -80,6 +81,11 @@ export class OpenOrders {
   #countUnknown(order: Order, sign: 1 | -1): void {
     if (!awaitsOutcome(order)) return;
     this.#unknown.set(order.symbol, (this.#unknown.get(order.symbol) ?? 0) + sign);
+  }
+
+  /** The collections' sizes (core/footprint.ts): the live orders, and per symbol their sums. */
+  footprint(): Footprint {
+    return { orders: this.#orders.size, opening: this.#opening.size, unknown: this.#unknown.size };
   }
 
   /** The gate's view of these orders: a snapshot (later changes do not show through). */

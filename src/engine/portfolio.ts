@@ -2,6 +2,7 @@
 // fill once, per strategy, symbol and hedge-mode leg. Read by strategies (frozen snapshots), the
 // risk gate (account-wide legs per symbol) and the drawdown breaker (equity).
 import { ZERO, type Dec } from '../core/decimal.ts';
+import { combineFootprints, sumSizes, type Footprint } from '../core/footprint.ts';
 import type { StrategyId, SymbolId } from '../core/ids.ts';
 import type { OrderSide } from '../core/orders.ts';
 import {
@@ -47,6 +48,18 @@ export class Portfolio {
 
   get book(): PositionBook {
     return this.#book;
+  }
+
+  /**
+   * Per strategy, symbol and leg: the book's positions and the cached snapshots; per symbol and leg:
+   * the account's terms (footprint.ts). None grows with the orders or the fills.
+   */
+  footprint(): Footprint {
+    return {
+      book: this.#book.size,
+      snapshots: sumSizes(this.#snapshots),
+      ...combineFootprints({ account: this.#account.footprint() }),
+    };
   }
 
   /** Folds one fill in (the caller applies each tradeId once). Returns a reason when it was skipped. */

@@ -1,5 +1,7 @@
 // What the risk gate sees and decides, kept up to date as things change instead of rebuilt per intent: the account legs (cached until the next fill), the live orders' exposure (summed in OpenOrders), the placement-rate window, the last prices; plus the history headroom for placements.
 import type { Dec } from '../core/decimal.ts';
+import type { Footprint } from '../core/footprint.ts';
+import { windowFootprint } from '../core/sliding-window.ts';
 import type { SymbolId } from '../core/ids.ts';
 import type { Intent } from '../core/intents.ts';
 import type { Ticker } from '../core/market.ts';
@@ -49,6 +51,17 @@ export class RiskView {
     this.#guardian = deps.guardian;
     this.#store = deps.store;
     this.#historyHeadroom = deps.historyHeadroom ?? DEFAULT_HISTORY_HEADROOM;
+  }
+
+  /**
+   * The cached account legs (one per symbol) and the order-rate window, whose backing store holds
+   * the placements of the last minute plus at most as many dead ones (sliding-window.ts): footprint.ts.
+   */
+  footprint(): Footprint {
+    return {
+      hedgePositions: this.#hedgePositions?.size ?? 0,
+      ...windowFootprint('orderRate', this.#orderRate.log),
+    };
   }
 
   /** A fill changed the positions: the legs are summed again at the next decision. */

@@ -2,6 +2,8 @@
 // another (an order update reaching a strategy that answers with a new intent), the new one runs
 // after the current step finishes. Deterministic order, no re-entrancy into strategy code, and a
 // single place ("the outermost step ended") to flush the executor's coalescing window.
+import type { Footprint } from '../core/footprint.ts';
+
 export class Trampoline {
   readonly #queue: (() => void)[] = [];
   #running = false;
@@ -14,6 +16,11 @@ export class Trampoline {
 
   get running(): boolean {
     return this.#running;
+  }
+
+  /** Steps queued behind the one running (emptied whenever the outermost step ends): footprint.ts. */
+  footprint(): Footprint {
+    return { queue: this.#queue.length };
   }
 
   /** Runs `step` now, or after the step in progress when called from inside one. */

@@ -2,6 +2,7 @@
 import PQueue from 'p-queue';
 import type { Logger } from 'pino';
 import type { Clock } from '../core/clock.ts';
+import type { Footprint } from '../core/footprint.ts';
 import { TransportError } from '../core/errors.ts';
 import { JOB_PRIORITY } from './executor-types.ts';
 import type { Job, Prepared } from './jobs.ts';
@@ -89,6 +90,20 @@ export class Dispatcher {
   /** True while an answer is being applied. */
   get holding(): boolean {
     return this.#hold > 0;
+  }
+
+  /**
+   * Jobs queued (p-queue and the set that settles them at stop), running, waiting on retry timers;
+   * idle waiters and drain listeners (footprint.ts). All are work in progress: none outlives its job.
+   */
+  footprint(): Footprint {
+    return {
+      queue: this.#queue.size + this.#queue.pending,
+      queuedJobs: this.#queuedJobs.size,
+      retryTimers: this.#retryTimers.size,
+      idleWaiters: this.#idleWaiters.length,
+      listeners: this.#listeners.size,
+    };
   }
 
   /** Jobs of this priority queued and not started. */

@@ -19,6 +19,7 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../core/clock.ts';
 import { ENDPOINTS, type BulkCharges, type EndpointId, type UnsentReads } from '../core/endpoints.ts';
+import { combineFootprints, type Footprint } from '../core/footprint.ts';
 import type { ClientOid } from '../core/ids.ts';
 import { TransportError } from '../core/errors.ts';
 import {
@@ -213,6 +214,16 @@ export class Executor {
       inFlight: this.#dispatcher.inFlight,
       retrying: this.#dispatcher.retrying,
     };
+  }
+
+  /** Its parts' collections (core/footprint.ts): work in progress and the budget's windows. */
+  footprint(): Footprint {
+    return combineFootprints({
+      dispatcher: this.#dispatcher.footprint(),
+      placements: this.#placements.footprint(),
+      retried: this.#retried.footprint(),
+      ledger: this.#ledger.footprint(),
+    });
   }
 
   budgetUsage(): BudgetUsage {

@@ -2,6 +2,7 @@
 // the coalescing window) and eligible (waiting for a slot and budget). The next request is planned
 // from the whole eligible pool at the moment it may leave, so batches fill up while the budget is
 // short. Order within the pool is queue order; entries that come back unsent go to the front.
+import type { Footprint } from '../core/footprint.ts';
 import type { ClientOid } from '../core/ids.ts';
 import { planPlacements, type PlannedCall, type PlannerOptions, type QueuedPlacement } from './planner.ts';
 
@@ -28,6 +29,11 @@ export class PlacementPool {
 
   get eligible(): number {
     return this.#eligible.length;
+  }
+
+  /** Placements not sent yet (footprint.ts): each leaves when it is sent, withdrawn or superseded. */
+  footprint(): Footprint {
+    return { staged: this.#staged.length, eligible: this.#eligible.length };
   }
 
   stage(p: PooledPlacement): void {

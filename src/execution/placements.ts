@@ -1,6 +1,7 @@
 // The executor's placement path: staging until the end of the tick (or `coalesce` ms), planning each call from the whole pool as it may leave, write-ahead OrderSubmitted for every entry before its request leaves, per-entry answers; a placement whose outcome is unknown is NEVER resent, one refused by a 429 goes back to the pool.
 import type { Clock } from '../core/clock.ts';
 import { InvariantViolation } from '../core/errors.ts';
+import type { Footprint } from '../core/footprint.ts';
 import type { OrderEvent } from '../core/events.ts';
 import type { ClientOid } from '../core/ids.ts';
 import type { PlaceOutcome } from '../core/reports.ts';
@@ -59,6 +60,11 @@ export class Placements {
   /** Placements eligible and waiting for budget. */
   get eligible(): number {
     return this.#pool.eligible;
+  }
+
+  /** The pool's placements (footprint.ts). */
+  footprint(): Footprint {
+    return this.#pool.footprint();
   }
 
   /** Stages a placement (rejected locally, `NOT_SENT`, once the executor is stopped). */

@@ -1,7 +1,8 @@
 // The executor's account of what it sends: the weight-budget state, the requests per endpoint and the call counters behind metrics(); every request sent or charged unsent is counted here, exactly once.
 import { ENDPOINTS, type BulkCharges, type EndpointId, type UnsentReads } from '../core/endpoints.ts';
 import { InvariantViolation } from '../core/errors.ts';
-import { entries, expire } from '../core/sliding-window.ts';
+import type { Footprint } from '../core/footprint.ts';
+import { entries, expire, windowFootprint } from '../core/sliding-window.ts';
 import {
   moved,
   onRateLimited,
@@ -138,6 +139,18 @@ export class RequestLedger {
   #count(endpoint: EndpointId, n: number): void {
     this.#requests[endpoint] = (this.#requests[endpoint] ?? 0) + n;
     this.#requestTotal += n;
+  }
+
+  /**
+   * The budget's windows (the requests of the last window and their backing stores) and the
+   * per-endpoint counts (footprint.ts).
+   */
+  footprint(): Footprint {
+    return {
+      ...windowFootprint('weights', this.#budget.weights),
+      ...windowFootprint('orders', this.#budget.orders),
+      endpoints: Object.keys(this.#requests).length,
+    };
   }
 
   /** Requests sent or charged unsent so far, every endpoint (the sum of `requestsByEndpoint`). */

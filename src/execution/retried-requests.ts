@@ -2,6 +2,7 @@
 import type { Clock } from '../core/clock.ts';
 import type { OrderEvent } from '../core/events.ts';
 import type { EndpointId } from '../core/endpoints.ts';
+import type { Footprint } from '../core/footprint.ts';
 import type { ClientOid } from '../core/ids.ts';
 import type { Dispatcher } from './dispatcher.ts';
 import type { CancelJob, ReadJob } from './jobs.ts';
@@ -35,6 +36,11 @@ export class RetriedRequests {
     this.#maxAttempts = deps.maxAttempts;
     this.#ledger = deps.ledger;
     this.#dispatcher = deps.dispatcher;
+  }
+
+  /** Orders with a cancel queued, in flight or waiting for a retry (footprint.ts). */
+  footprint(): Footprint {
+    return { cancelKeys: this.#cancelKeys.size };
   }
 
   /** True when a cancel of this order is already queued, in flight or waiting for a retry. */

@@ -23,6 +23,8 @@ import type { Logger } from 'pino';
 import type { Clock } from '../core/clock.ts';
 import { ENDPOINTS, type EndpointCounts, type EndpointId, type UnsentReads } from '../core/endpoints.ts';
 import { InvariantViolation } from '../core/errors.ts';
+import type { Footprint } from '../core/footprint.ts';
+import { RecentSet } from '../core/recent-set.ts';
 import type { StrategyId, SymbolId } from '../core/ids.ts';
 import { isUntriggeredPlan, type Order } from '../core/orders.ts';
 import type { PlanReport } from '../core/reports.ts';
@@ -115,6 +117,13 @@ export type RoundKind = 'fills' | 'history' | 'full';
 
 const TICKERS_READ: readonly EndpointId[] = ['tickers'];
 
+/**
+ * Foreign orders (without our client_oid prefix) are logged once each; this many are remembered, so
+ * an account that also trades by hand does not grow the reconciler's memory (one forgotten long ago
+ * and shown again is logged again).
+ */
+export const FOREIGN_SEEN_MAX = 4_096;
+
 /** Below this many requests, `wake` charges round by round (RoundShortcut.bulk is for long spells). */
 const BULK_MIN_REQUESTS = 16;
 
@@ -166,7 +175,7 @@ export class Reconciler {
   readonly #lastReal = new Map<Loop, { readonly version: number; readonly reads: readonly EndpointId[] }>();
   /** Loops asleep without a timer (RoundShortcut.quiet): their next round's time and what they saw. */
   readonly #dormant = new Map<Loop, Dormant>();
-  readonly #foreignSeen = new Set<string>();
+  readonly #foreignSeen = new RecentSet<string>(FOREIGN_SEEN_MAX);
   /**
    * The plan cursor as skipped plan rounds moved it, not yet in the store: those rounds run many
    * times a minute of a backtest, and it is written once, before the next real plan poll or at stop.
@@ -196,6 +205,20 @@ export class Reconciler {
     this.#running = false;
     for (const t of this.#timers.values()) t.cancel();
     this.#timers.clear();
+  }
+
+  /**
+   * Per loop (fills, history, plans) or kind of round: timers, failures, last real rounds, sleeping
+   * loops; and the foreign orders already logged, at most FOREIGN_SEEN_MAX (core/footprint.ts).
+   */
+  footprint(): Footprint {
+    return {
+      timers: this.#timers.size,
+      failures: this.#failures.size,
+      lastReal: this.#lastReal.size,
+      dormant: this.#dormant.size,
+      foreignSeen: this.#foreignSeen.size,
+    };
   }
 
   /** True while a round (or plan poll) is running or queued, or a loop has yet to schedule its next one. */
@@ -749,8 +772,7 @@ export class Reconciler {
     const d = this.#d;
     logWarnings(d.log, r.warnings);
     for (const f of r.output.foreign) {
-      if (this.#foreignSeen.has(f.orderId)) continue;
-      this.#foreignSeen.add(f.orderId);
+      if (!this.#foreignSeen.add(f.orderId)) continue;
       d.log.info(
         { orderId: f.orderId, clientOid: f.clientOid ?? null, symbol: f.symbol, status: f.status },
         'order at the exchange without our client_oid prefix: reported, never touched',

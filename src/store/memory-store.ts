@@ -7,6 +7,7 @@
 // (created_at, insertion); plan orders by (created_at, order_id). The intent journal is counted, not
 // kept: nothing reads it back in a backtest, and it would grow with every intent.
 import { StoreError } from '../core/errors.ts';
+import { sumSizes, type Footprint } from '../core/footprint.ts';
 import type { ClientOid, OrderId, StrategyId, SymbolId, TradeId } from '../core/ids.ts';
 import { byCreation, isTerminal, type Order } from '../core/orders.ts';
 import type { PlanReport } from '../core/reports.ts';
@@ -130,6 +131,34 @@ export class MemoryStore implements OrderStore {
   /** Intent journal lines written (they are counted, not kept). */
   get journalLines(): number {
     return this.#journalLines;
+  }
+
+  /**
+   * Every index's entries (core/footprint.ts). The live indexes (`orders` … `rowid`) hold the open
+   * orders and what was not retired yet; `sequences` and `meta` a few values per strategy. The
+   * retired rows (`cold.*`, compact text), `byOrderId` and `plans` are the run's record and grow with
+   * it (TESTING.md, "Bounded memory").
+   */
+  footprint(): Footprint {
+    return {
+      orders: this.#orders.size,
+      open: this.#open.size,
+      terminal: this.#terminal.length,
+      bySymbol: sumSizes(this.#bySymbol),
+      fills: this.#fills.size,
+      fillList: this.#fillList.length,
+      fillsByOrder: this.#fillsByOrder.size,
+      unattributed: this.#unattributed.size,
+      rowid: this.#rowid.size,
+      sequences: this.#sequences.size,
+      undo: this.#undo.length,
+      marks: this.#marks.length,
+      byOrderId: this.#byOrderId.size,
+      meta: this.#meta.size,
+      plans: this.#plans.size,
+      'cold.orders': this.#cold.orderCount,
+      'cold.fills': this.#cold.fillCount,
+    };
   }
 
   #writable(): void {
@@ -382,6 +411,14 @@ export class MemoryStore implements OrderStore {
     const before = this.#meta.get(key);
     this.#meta.set(key, value);
     this.#onUndo(() => (before === undefined ? this.#meta.delete(key) : this.#meta.set(key, before)));
+  }
+
+  deleteMeta(key: string): void {
+    this.#writable();
+    const before = this.#meta.get(key);
+    if (before === undefined) return;
+    this.#meta.delete(key);
+    this.#onUndo(() => this.#meta.set(key, before));
   }
 
   recordPlanOrder(report: PlanReport, seenAt: number): void {

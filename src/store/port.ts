@@ -66,6 +66,8 @@ export interface OrderStore {
   /** Records (or refreshes) a plan order seen in historyPlan; plan orders are shown, never acted on. */
   recordPlanOrder?(report: PlanReport, seenAt: number): void;
   planOrders?(): readonly StoredPlanOrder[];
+  /** Removes a meta value (a key nobody will read again: an attachment done). */
+  deleteMeta?(key: string): void;
   /**
    * Removes terminal history older than `rules.before` in one transaction (./prune-plan.ts: never a
    * non-terminal order nor its fills; positions and PnL folded from the fills stay exactly what they

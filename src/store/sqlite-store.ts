@@ -153,6 +153,7 @@ function prepareAll(db: Database.Database) {
       'INSERT INTO intent_journal (at, strategy, intent, outcome, client_oid) VALUES (?, ?, ?, ?, ?)',
     ),
     getMeta: db.prepare('SELECT value FROM meta WHERE key = ?').pluck(),
+    deleteMeta: db.prepare('DELETE FROM meta WHERE key = ?'),
     setMeta: db.prepare(
       'INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
     ),
@@ -412,6 +413,11 @@ export class SqliteStore implements OrderStore {
   setMeta(key: string, value: string): void {
     this.writable();
     this.st.setMeta.run(key, value);
+  }
+
+  deleteMeta(key: string): void {
+    this.writable();
+    this.st.deleteMeta.run(key);
   }
 
   recordPlanOrder(report: PlanReport, seenAt: number): void {

@@ -240,6 +240,29 @@ describe('engine: cancelAll', () => {
     expect(h.engine.cancelAll({ retryRefused: true })).toEqual({ local: 0, requested: 1 });
   });
 
+  it('holds nothing for a cancel refused after the order ended (the refusal raced reconciliation)', async () => {
+    const h = engineHarness({ strategies: [{ id: 'a', definition: buyBelow }] });
+    h.engine.start();
+    await h.tick({ [BTC]: '100' });
+    const oid = clientOid('cb-a-1');
+    h.engine.applyOrderEvents([{ kind: 'CancelRequested', clientOid: oid, at: h.vt.now() }]);
+    confirmCanceled(h, 'cb-a-1');
+    // The cancel's answer comes back after reconciliation settled the order: "does not exist".
+    h.engine.applyOrderEvents([
+      {
+        kind: 'CancelRejected',
+        clientOid: oid,
+        at: h.vt.now(),
+        code: '50005',
+        reason: 'Order does not exist',
+      },
+    ]);
+    expect(h.store.getOrder(oid)?.status).toBe('canceled');
+    // Nothing would ever release a hold on a terminal order: none is taken.
+    expect(h.engine.footprint()['cancels.refusedAt']).toBe(0);
+    expect(h.engine.footprint()['open.orders']).toBe(0);
+  });
+
   it('tells a strategy why its cancel was not sent (refused too recently), and sends it once it may', async () => {
     const cancelsEveryTick = inlineStrategy('c', (ctx) => ({
       onTicker: (t) => {

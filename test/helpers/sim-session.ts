@@ -157,6 +157,9 @@ class MortalStore implements OrderStore {
   setMeta(k: string, v: string): void {
     if (this.alive) this.inner.setMeta(k, v);
   }
+  deleteMeta(k: string): void {
+    if (this.alive) this.inner.deleteMeta(k);
+  }
   bumpSequence(s: StrategyId, n: number): void {
     if (this.alive) this.inner.bumpSequence(s, n);
   }

@@ -139,6 +139,10 @@ describe('stops and targets attached to an entry', () => {
       ['stop-loss', 'close_long', '0.002', '59000', 'untriggered'],
       ['take-profit', 'close_long', '0.002', '61000', 'untriggered'],
     ]);
+    // Done: the attachment leaves the store with the placements (the meta table does not grow).
+    const entry = x.store.allOrders().find((o) => o.side === 'open_long');
+    expect(entry?.status).toBe('filled');
+    expect(x.store.getMeta(`attach.${entry!.clientOid}`)).toBeUndefined();
   });
 
   it('survive a restart between the entry and its fill, and are never placed twice', async () => {
@@ -175,6 +179,7 @@ describe('stops and targets attached to an entry', () => {
     await x.advance(5_000);
     expect(x.store.allOrders().map((o) => o.status)).toEqual(['canceled']);
     expect(venuePlans(x)).toHaveLength(0);
-    expect(x.store.getMeta(`attach.${x.store.allOrders()[0]!.clientOid}`)).toBe('');
+    // The attachment is removed, not kept marked done: nothing reads a terminal order's again.
+    expect(x.store.getMeta(`attach.${x.store.allOrders()[0]!.clientOid}`)).toBeUndefined();
   });
 });

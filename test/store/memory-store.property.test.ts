@@ -19,6 +19,7 @@ type Op =
   | { kind: 'fill'; t: number; n: number; at: number; attributed: boolean }
   | { kind: 'attribute'; t: number; n: number }
   | { kind: 'meta'; key: number; value: string }
+  | { kind: 'unmeta'; key: number }
   | { kind: 'seq' }
   | { kind: 'prune'; before: number; fillsBefore: number; page: number; margin: number; dry: boolean }
   | { kind: 'tx'; ops: Op[]; fail: boolean }
@@ -57,6 +58,7 @@ const leaf: fc.Arbitrary<Op> = fc.oneof(
     key: fc.integer({ min: 0, max: 2 }),
     value: fc.string({ maxLength: 4 }),
   }),
+  fc.record({ kind: fc.constant('unmeta' as const), key: fc.integer({ min: 0, max: 2 }) }),
   fc.constant({ kind: 'seq' as const }),
   fc.record({
     kind: fc.constant('prune' as const),
@@ -142,6 +144,9 @@ function apply(s: OrderStore, o: Op): void {
       return;
     case 'meta':
       s.setMeta(`k${o.key}`, o.value);
+      return;
+    case 'unmeta':
+      s.deleteMeta?.(`k${o.key}`);
       return;
     case 'seq':
       s.nextSequence(S);

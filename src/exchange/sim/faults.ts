@@ -19,6 +19,7 @@ import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { ENDPOINTS, type EndpointId } from '../../core/endpoints.ts';
 import { ConfigError } from '../../core/errors.ts';
+import type { Footprint } from '../../core/footprint.ts';
 import { hashUnit, mulberry32, type Rng } from './rng.ts';
 
 const ENDPOINT_IDS = Object.keys(ENDPOINTS) as [EndpointId, ...EndpointId[]];
@@ -175,12 +176,22 @@ export const NO_REQUEST_FAULTS: RequestFaults = {
   pick: 0,
 };
 
+/** Hidden late fills kept before the first sweep drops those that show by then (see #lateHidden). */
+export const LATE_SWEEP_MIN = 1_024;
+
 export class FaultInjector {
   readonly #faults: readonly Fault[];
   readonly #rng: Rng;
   readonly #seed: number;
   readonly #counts = new Map<FaultKind, number>(FAULT_KINDS.map((k) => [k, 0]));
-  readonly #lateFillsSeen = new Set<string>();
+  /**
+   * Late fills hidden so far, each with the time it shows: counted once while hidden. A fill that
+   * shows never hides again (the venue's time only moves forward), so it is dropped when it is seen
+   * shown, or by a sweep once the map has doubled: the map holds the fills still hidden, at most
+   * twice over (LATE_SWEEP_MIN at least).
+   */
+  readonly #lateHidden = new Map<string, number>();
+  #sweepAt = LATE_SWEEP_MIN;
 
   constructor(profile: FaultProfile, seed: number) {
     this.#faults = profile.faults;
@@ -264,14 +275,30 @@ export class FaultInjector {
     for (const f of this.#faults) {
       if (f.kind !== 'lateFills') continue;
       if (hashUnit(this.#seed, `late:${tradeId}`) >= f.probability) continue;
-      if (now >= createdTime + f.delayMs) return true;
-      if (!this.#lateFillsSeen.has(tradeId)) {
-        this.#lateFillsSeen.add(tradeId);
+      const showsAt = createdTime + f.delayMs;
+      if (now >= showsAt) {
+        this.#lateHidden.delete(tradeId);
+        return true;
+      }
+      if (!this.#lateHidden.has(tradeId)) {
+        this.#lateHidden.set(tradeId, showsAt);
         this.count('lateFills');
+        if (this.#lateHidden.size >= this.#sweepAt) this.#sweep(now);
       }
       return false;
     }
     return true;
+  }
+
+  /** Drops the hidden fills that show by `now`; the next sweep waits until the map has doubled. */
+  #sweep(now: number): void {
+    for (const [tradeId, showsAt] of this.#lateHidden) if (showsAt <= now) this.#lateHidden.delete(tradeId);
+    this.#sweepAt = Math.max(LATE_SWEEP_MIN, 2 * this.#lateHidden.size);
+  }
+
+  /** Late fills hidden now (or shown since the last sweep, never asked for again): core/footprint.ts. */
+  footprint(): Footprint {
+    return { lateHidden: this.#lateHidden.size };
   }
 
   counts(): Record<FaultKind, number> {

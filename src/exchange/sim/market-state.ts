@@ -12,6 +12,7 @@
 // ticker of every snapshot): a symbol's book is that of the latest snapshot holding it, with that
 // snapshot's time; its liquidity is reset by every snapshot holding it (lazily, at the first read
 // after one: nothing else moves it in between); a snapshot holding a symbol twice takes the last.
+import type { Footprint } from '../../core/footprint.ts';
 import type { Dec } from '../../core/decimal.ts';
 import { dec } from '../../core/decimal.ts';
 import type { WireTicker } from '../../core/market.ts';
@@ -199,6 +200,11 @@ export class MarketState {
   }
 
   /** True once a snapshot has shown the symbol. */
+  /** One slot per symbol ever seen, and the latest snapshot's (core/footprint.ts). */
+  footprint(): Footprint {
+    return { symbols: this.#slots.size, seen: this.#seen.length, snapshot: this.#order.length };
+  }
+
   has(symbol: string): boolean {
     return this.#slots.has(symbol);
   }

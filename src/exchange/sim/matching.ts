@@ -17,9 +17,11 @@
 // - Plan (trigger) orders live in ./plans.ts; they fire at each snapshot, after the resting orders
 //   matched, and their children are orders of this core like any other.
 import { dec, decMin, roundToStep, ZERO, type Dec } from '../../core/decimal.ts';
+import { combineFootprints, sumSizes, type Footprint } from '../../core/footprint.ts';
 import type { Ticker, WireTicker } from '../../core/market.ts';
 import { rowsOf, type TickerRows } from '../../core/ticker-rows.ts';
 import { isOpening } from '../../core/orders.ts';
+import { SIM_COMPACT_MIN_DEAD } from './compaction.ts';
 import { ContractTable } from './contracts.ts';
 import { IdSequence } from './ids.ts';
 import { MarketState, type Book } from './market-state.ts';
@@ -311,6 +313,31 @@ export class MatchingCore {
   /** Orders and fills remembered (retention figures and tests). */
   get remembered(): { readonly orders: number; readonly fills: number } {
     return { orders: this.#orders.size, fills: this.#fills.length - this.#fillHead };
+  }
+
+  /**
+   * Every collection of the core, its retention and its plans (core/footprint.ts). With a retention,
+   * terminal orders and old fills leave once no query can reach them (./retention.ts); the backing
+   * arrays of `created` and `fills` keep at most as many dead entries as live ones, or
+   * SIM_COMPACT_MIN_DEAD (./compaction.ts).
+   */
+  footprint(): Footprint {
+    return {
+      orders: this.#orders.size,
+      created: this.#created.length,
+      revisions: this.#revisions.size,
+      byClientOid: this.#byClientOid.size,
+      active: sumSizes(this.#active),
+      timed: this.#timed.size,
+      fills: this.#fills.length - this.#fillHead,
+      fillsBacking: this.#fills.length,
+      positions: this.#positions.size,
+      ...combineFootprints({
+        ...(this.#retention !== undefined ? { retention: this.#retention.footprint() } : {}),
+        plans: this.#plans.footprint(),
+        market: this.market.footprint(),
+      }),
+    };
   }
 
   position(symbol: string): SymbolPosition {
@@ -714,7 +741,7 @@ export class MatchingCore {
       this.#createdGone++;
     }
     // `#created` keeps creation order for newestOrders; forgotten ids are dropped in batches.
-    if (this.#createdGone >= 1024 && this.#createdGone * 2 >= this.#created.length) {
+    if (this.#createdGone >= SIM_COMPACT_MIN_DEAD && this.#createdGone * 2 >= this.#created.length) {
       // Compacted in place (not `splice(0, n, ...kept)`: spreading a long array into arguments throws
       // a RangeError past about 120 000 items).
       let w = 0;
@@ -730,7 +757,7 @@ export class MatchingCore {
     while (this.#fillHead < all.length && (all[this.#fillHead] as SimFill).createdTime < horizon) {
       this.#fillHead++;
     }
-    if (this.#fillHead >= 1024 && this.#fillHead * 2 >= all.length) {
+    if (this.#fillHead >= SIM_COMPACT_MIN_DEAD && this.#fillHead * 2 >= all.length) {
       all.splice(0, this.#fillHead);
       this.#fillHead = 0;
     }

@@ -28,7 +28,9 @@
 // Cost: nothing per snapshot while no plan is armed; otherwise the armed symbols of the snapshot
 // only (an index by symbol), never a scan of every plan.
 import type { Dec } from '../../core/decimal.ts';
+import { sumSizes, type Footprint } from '../../core/footprint.ts';
 import { isOpening, type OrderSide } from '../../core/orders.ts';
+import { SIM_COMPACT_MIN_DEAD } from './compaction.ts';
 import type { PlaceResult } from './matching.ts';
 import {
   isActive,
@@ -105,7 +107,7 @@ class DueQueue<T extends { readonly at: number }> {
       out.push(x);
       this.#head++;
     }
-    if (this.#head >= 1024 && this.#head * 2 >= this.#items.length) {
+    if (this.#head >= SIM_COMPACT_MIN_DEAD && this.#head * 2 >= this.#items.length) {
       this.#items = this.#items.slice(this.#head);
       this.#head = 0;
     }
@@ -114,6 +116,17 @@ class DueQueue<T extends { readonly at: number }> {
 
   nextAt(): number {
     return this.#items[this.#head]?.at ?? Number.POSITIVE_INFINITY;
+  }
+
+  /** Keeps only the waiting items `keep` accepts (in order): those that could no longer do anything. */
+  retain(keep: (item: T) => boolean): void {
+    this.#items = this.#items.slice(this.#head).filter(keep);
+    this.#head = 0;
+  }
+
+  /** The backing array's length: the items waiting plus those taken since the last compaction. */
+  get backing(): number {
+    return this.#items.length;
   }
 }
 
@@ -183,6 +196,27 @@ export class SimPlans {
 
   get remembered(): number {
     return this.#plans.size;
+  }
+
+  /**
+   * The plans remembered and their indexes; the due queues (expiries, preset lags, retention), with
+   * their backing arrays (core/footprint.ts). Finished plans leave `retentionMs` after they finish.
+   */
+  footprint(): Footprint {
+    return {
+      plans: this.#plans.size,
+      revisions: this.#revisions.size,
+      byClientOid: this.#byClientOid.size,
+      bySymbol: sumSizes(this.#bySymbol),
+      armed: sumSizes(this.#armed),
+      byChild: this.#byChild.size,
+      expiries: this.#expiries.size,
+      expiriesBacking: this.#expiries.backing,
+      presets: this.#presets.size,
+      presetsBacking: this.#presets.backing,
+      finished: this.#finished.size,
+      finishedBacking: this.#finished.backing,
+    };
   }
 
   plan(orderId: string): SimPlan | undefined {
@@ -507,12 +541,15 @@ export class SimPlans {
         this.#byClientOid.delete(p.clientOid);
       this.#forgotten++;
     }
-    if (this.#forgotten >= 1024) {
+    if (this.#forgotten >= SIM_COMPACT_MIN_DEAD) {
       for (const [s, ids] of this.#bySymbol)
         this.#bySymbol.set(
           s,
           ids.filter((id) => this.#plans.has(id)),
         );
+      // An expiry only ends a plan still untriggered, and a plan never goes back to untriggered: the
+      // others' entries would wait out the 90 days for nothing (a plan-heavy run kept every one).
+      this.#expiries.retain((d) => this.#plans.get(d.id)?.status === 'untriggered');
       this.#forgotten = 0;
     }
   }

@@ -25,6 +25,9 @@
 // Nothing here changes the state version (src/exchange/sim/matching.ts `version`): forgetting changes
 // no answer. Each order and fill enters and leaves these queues once: amortised O(1).
 
+import { sumSizes, type Footprint } from '../../core/footprint.ts';
+import { SIM_COMPACT_MIN_DEAD } from './compaction.ts';
+
 /** The most rows one order-history page holds (the sim's `pageSize` bound). */
 export const HISTORY_PAGE_MAX = 100;
 
@@ -118,7 +121,7 @@ export class OrderRetention {
         out.push(e.orderId);
         i++;
       }
-      if (i >= 1024 && i * 2 >= q.length) {
+      if (i >= SIM_COMPACT_MIN_DEAD && i * 2 >= q.length) {
         q.splice(0, i);
         i = 0;
       }
@@ -126,6 +129,20 @@ export class OrderRetention {
     }
     this.#quietUntil = quietUntil;
     return out;
+  }
+
+  /**
+   * Per symbol its last `pageMax` orders; the orders buried and not forgotten yet; the ended orders
+   * waiting, and the queues' backing arrays (./compaction.ts): core/footprint.ts.
+   */
+  footprint(): Footprint {
+    return {
+      recent: sumSizes(this.#recent),
+      coveredAt: this.#coveredAt.size,
+      ended: this.waiting,
+      endedBacking: sumSizes(this.#ended),
+      head: this.#head.size,
+    };
   }
 
   /** Orders waiting to be forgotten (for tests and figures). */

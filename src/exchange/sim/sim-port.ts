@@ -5,6 +5,7 @@
 // and mappers as the HTTP client, so both ports answer alike; order-level refusals (business,
 // parameter, not found) come back as `rejected` outcomes exactly as WeexClient returns them.
 import type { Clock } from '../../core/clock.ts';
+import { combineFootprints, type Footprint } from '../../core/footprint.ts';
 import {
   ENDPOINTS,
   type BulkCharges,
@@ -150,6 +151,16 @@ export class SimPort implements ExchangePort {
   /** Moves the venue's time without new market data (pending orders and cancels fall due). */
   advanceTo(now: number): void {
     this.core.advanceTo(now);
+  }
+
+  /** The matching core's collections, the weight windows', the late fills' and the counts' (core/footprint.ts). */
+  footprint(): Footprint {
+    return combineFootprints({
+      core: this.core.footprint(),
+      limiter: this.venue.limiter.footprint(),
+      faults: this.venue.faults.footprint(),
+      stats: this.venue.stats.footprint(),
+    });
   }
 
   stats(): SimStatsSnapshot {

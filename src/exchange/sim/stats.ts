@@ -1,5 +1,6 @@
 // Counters of one simulator: requests per endpoint, weight charged, 429s (real and injected), faults
 // injected by kind, error envelopes by code. Served at /sim/v1/stats and read by backtest reports.
+import type { Footprint } from '../../core/footprint.ts';
 import type { Endpoint } from '../../core/endpoints.ts';
 import { FAULT_KINDS, type FaultKind } from './faults.ts';
 import type { LimitScope } from './weights.ts';
@@ -27,6 +28,11 @@ export class SimStats {
   #uidWeight = 0;
   readonly #limited: Record<LimitScope, number> = { ip: 0, uid: 0, orderRate: 0 };
   readonly #errors = new Map<string, number>();
+
+  /** Counts per endpoint and per error code: the venue's vocabulary, not its traffic (core/footprint.ts). */
+  footprint(): Footprint {
+    return { endpoints: this.#byEndpoint.size, errorCodes: this.#errors.size };
+  }
 
   request(endpointId: string, times = 1): void {
     this.#byEndpoint.set(endpointId, (this.#byEndpoint.get(endpointId) ?? 0) + times);

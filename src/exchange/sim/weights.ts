@@ -3,6 +3,8 @@
 // requests per rolling second on placeOrder/cancel_order/plan_order/cancel_plan per UID. Pure: time is passed in. A refused
 // request charges nothing (the venue's behaviour here is undocumented; this is the lenient reading).
 import { VENUE_LIMITS, type Endpoint } from '../../core/endpoints.ts';
+import type { Footprint } from '../../core/footprint.ts';
+import { SIM_COMPACT_MIN_DEAD } from './compaction.ts';
 
 export interface WeightLimits {
   readonly windowMs: number;
@@ -41,7 +43,7 @@ class RollingWindow {
       this.#total -= e.w;
       this.#head++;
     }
-    if (this.#head > 1024 && this.#head * 2 > this.#entries.length) {
+    if (this.#head > SIM_COMPACT_MIN_DEAD && this.#head * 2 > this.#entries.length) {
       this.#entries = this.#entries.slice(this.#head);
       this.#head = 0;
     }
@@ -59,6 +61,11 @@ class RollingWindow {
       if (excess <= 0) return Math.max(1, e.t + this.#spanMs - now + 1);
     }
     return this.#spanMs;
+  }
+
+  /** Entries in the backing array (live, plus expired ones until a compaction: ./compaction.ts). */
+  get backing(): number {
+    return this.#entries.length;
   }
 
   add(now: number, weight: number): void {
@@ -111,6 +118,16 @@ export class WeightLimiter {
     uidWin?.add(now, endpoint.uidWeight);
     orderWin?.add(now, 1);
     return { ok: true };
+  }
+
+  /**
+   * Windows per IP / UID (one each in process) and their entries: the requests of the last window,
+   * plus expired ones until a compaction (core/footprint.ts).
+   */
+  footprint(): Footprint {
+    let entries = 0;
+    for (const m of [this.#ip, this.#uid, this.#orders]) for (const w of m.values()) entries += w.backing;
+    return { windows: this.#ip.size + this.#uid.size + this.#orders.size, entries };
   }
 
   /** Weight inside the current windows (for /sim/v1/stats). */

@@ -22,6 +22,7 @@ import { dec, type Dec } from '../../core/decimal.ts';
 import { ENDPOINTS, type BulkCharges, type EndpointId, type UnsentReads } from '../../core/endpoints.ts';
 import type { OrderEvent } from '../../core/events.ts';
 import { ConfigError } from '../../core/errors.ts';
+import { combineFootprints, type Footprint } from '../../core/footprint.ts';
 import { symbolId, type SymbolId } from '../../core/ids.ts';
 import type { ContractSpec, RecordedPoll, Ticker } from '../../core/market.ts';
 import type { Engine, EngineStrategyConfig } from '../../engine/engine.ts';
@@ -103,7 +104,7 @@ export function harnessConfig(strategies: readonly EngineStrategyConfig[], c: Ha
 }
 
 /** Deferred reads charged in one pass (with the rounds slept through meanwhile). */
-const DEFER_PASS = 512;
+export const DEFER_PASS = 512;
 
 export class Session {
   readonly vt: VirtualTime;
@@ -202,6 +203,26 @@ export class Session {
     this.engine.events$.subscribe((e) => this.events.push(e));
     this.engine.start();
     this.reconciler.start();
+  }
+
+  /**
+   * Every long-lived collection of the session, by part (core/footprint.ts): `session.*` its own
+   * (`events` grows until its caller empties it, as runBacktest does after each poll; the deferred
+   * reads, charged by DEFER_PASS; the scheduler's timers), then `engine.*`, `reconciler.*`, `store.*`
+   * and `sim.*`.
+   */
+  footprint(): Footprint {
+    return combineFootprints({
+      session: {
+        events: this.events.length,
+        deferred: this.#deferred?.size ?? 0,
+        timers: this.vt.scheduler.actions.length,
+      },
+      engine: this.engine.footprint(),
+      reconciler: this.reconciler.footprint(),
+      store: this.store.footprint(),
+      sim: this.sim.footprint(),
+    });
   }
 
   /** The longest window a weight pool is counted over (the budget's, with its guard, or the venue's). */

@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../../src/core/errors.ts';
 import {
   FaultInjector,
+  LATE_SWEEP_MIN,
   loadFaultProfile,
   parseFaultProfile,
   type FaultProfile,
@@ -140,6 +141,34 @@ faults:
     const lost = run(1).filter((x) => x[0] === '1').length;
     expect(lost).toBeGreaterThan(80);
     expect(lost).toBeLessThan(160);
+  });
+});
+
+describe('late fills', () => {
+  it('count each hidden fill once, and forget it once it shows: the injector holds the hidden ones', () => {
+    const delayMs = 2_000;
+    const f = new FaultInjector({ faults: [{ kind: 'lateFills', probability: 1, delayMs }] }, 1);
+    // A fill every 10 ms for 200 s of market time, asked for when made and again 1 s later (hidden
+    // both times), most never asked for again once they show.
+    const n = 20_000;
+    for (let i = 0; i < n; i++) {
+      const t = i * 10;
+      expect(f.fillVisible(`t${i}`, t, t)).toBe(false);
+      expect(f.fillVisible(`t${i}`, t, t + 1_000)).toBe(false);
+    }
+    expect(f.counts().lateFills).toBe(n);
+    // Hidden now: the fills of the last 2 s (200). Swept when the map doubles: at most twice that,
+    // or LATE_SWEEP_MIN.
+    const hiddenNow = delayMs / 10;
+    expect(f.footprint().lateHidden).toBeLessThanOrEqual(Math.max(LATE_SWEEP_MIN, 2 * hiddenNow));
+    // A fill seen shown leaves at once, and is never hidden (nor counted) again.
+    const last = `t${n - 1}`;
+    const made = (n - 1) * 10;
+    const before = f.footprint().lateHidden ?? 0;
+    expect(f.fillVisible(last, made, made + delayMs)).toBe(true);
+    expect(f.footprint().lateHidden).toBe(before - 1);
+    expect(f.fillVisible(last, made, made + delayMs + 1)).toBe(true);
+    expect(f.counts().lateFills).toBe(n);
   });
 });
 

@@ -7,6 +7,7 @@ import { OutcomeUnknownError, RateLimitedError } from '../../../src/core/errors.
 import { clientOid, orderId, symbolId } from '../../../src/core/ids.ts';
 import type { WireTicker } from '../../../src/core/market.ts';
 import type { PlanEntry } from '../../../src/exchange/port.ts';
+import { SIM_COMPACT_MIN_DEAD } from '../../../src/exchange/sim/compaction.ts';
 import { PLAN_EXPIRY_MS } from '../../../src/exchange/sim/plans.ts';
 import { SimPort, type SimPortOptions } from '../../../src/exchange/sim/sim-port.ts';
 import { ticker } from './helpers.ts';
@@ -284,6 +285,30 @@ describe('simulator plan orders', () => {
     p.advanceTo(clock.t);
     expect(p.core.plans.remembered).toBe(0);
     expect(await history(p)).toHaveLength(0);
+  });
+
+  it('finished plans leave the expiry queue once forgotten: it holds the armed plans, not every plan placed', async () => {
+    const { p, clock } = venue();
+    // One plan armed for the whole run: it must still expire 90 days after its creation.
+    await p.placePlan(BTC, plan('keep', 'open_long', '0.01', '150'));
+    const n = 3 * SIM_COMPACT_MIN_DEAD;
+    for (let i = 0; i < n; i++) {
+      await p.placePlan(BTC, plan(`c${i}`, 'open_long', '0.01', '150'));
+      await p.cancelPlan({ symbol: BTC, clientOid: clientOid(`c${i}`) });
+      clock.t += 10_000;
+      p.advanceTo(clock.t);
+    }
+    const fp = p.core.footprint();
+    // Forgotten an hour after they finished; the queue keeps the armed plan, the plans of the last
+    // hour and at most SIM_COMPACT_MIN_DEAD forgotten since its last compaction (./compaction.ts).
+    const lastHour = 3_600_000 / 10_000 + 1;
+    expect(fp['plans.plans']).toBeLessThanOrEqual(1 + lastHour);
+    expect(fp['plans.expiries']).toBeLessThanOrEqual(1 + lastHour + SIM_COMPACT_MIN_DEAD);
+    expect(fp['plans.expiriesBacking']).toBeLessThanOrEqual(1 + lastHour + SIM_COMPACT_MIN_DEAD);
+    expect(fp['plans.bySymbol']).toBeLessThanOrEqual(1 + lastHour + SIM_COMPACT_MIN_DEAD);
+    clock.t = T0 + PLAN_EXPIRY_MS;
+    expect((await p.currentPlans({})).plans.map((x) => x.clientOid)).toEqual([]);
+    expect((await history(p)).find((x) => x.clientOid === 'keep')?.status).toBe('canceled');
   });
 
   it('the state version moves with plan changes and preset lags count as timed work', async () => {
