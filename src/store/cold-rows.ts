@@ -7,6 +7,7 @@
 // The engine never reads a retired row during a run (retirement waits until no query reaches that
 // far back): reads scan the file, which is fine for the end of a run (the report) and the rare
 // late question, and would be slow for anything frequent.
+import type { Footprint } from '../core/footprint.ts';
 import type { ClientOid, OrderId, TradeId } from '../core/ids.ts';
 import { byCreation, type Order } from '../core/orders.ts';
 import { CompactIdSet } from './compact-id-set.ts';
@@ -192,8 +193,11 @@ export class ColdRows {
     this.#fillLines.close();
   }
 
-  /** What stays in memory: the id sets (bytes-ish slots) and the stale lines; the files' sizes. */
-  footprint(): Record<string, number> {
+  /**
+   * The rows retired (lines on disk), the id sets' 4-byte slots and ids kept as strings (none of
+   * capibot's), and the stale lines remembered.
+   */
+  footprint(): Footprint {
     return {
       retiredOrders: this.#oids.size,
       retiredFills: this.#fillLines.lines,
@@ -204,7 +208,6 @@ export class ColdRows {
         this.#orderIds.footprint().strings +
         this.#tradeIds.footprint().strings,
       staleLines: this.#stale.size,
-      spilledBytes: this.#orderLines.bytes + this.#fillLines.bytes,
     };
   }
 }

@@ -134,9 +134,10 @@ export class MemoryStore implements OrderStore {
   }
 
   /**
-   * Every index's entries (core/footprint.ts). The live indexes (`orders` … `rowid`) hold the open
-   * orders and what was not retired yet; `sequences` and `meta` a few values per strategy. The
-   * retired rows (`cold.*`, compact text), `byOrderId` and `plans` are the run's record and grow with
+   * Every index's entries (core/footprint.ts). The live indexes (`orders` … `rowid`, `byOrderId`)
+   * hold the open orders and what was not retired yet; `sequences` and `meta` a few values per
+   * strategy. The retired rows (`cold.retiredOrders`, `cold.retiredFills`: lines of the spill file,
+   * on disk), their ids (`cold.idSlots`, 4 bytes each) and `plans` are the run's record and grow with
    * it (TESTING.md, "Bounded memory").
    */
   footprint(): Footprint {
@@ -156,8 +157,7 @@ export class MemoryStore implements OrderStore {
       byOrderId: this.#byOrderId.size,
       meta: this.#meta.size,
       plans: this.#plans.size,
-      'cold.orders': this.#cold.orderCount,
-      'cold.fills': this.#cold.fillCount,
+      ...Object.fromEntries(Object.entries(this.#cold.footprint()).map(([k, n]) => [`cold.${k}`, n])),
     };
   }
 
