@@ -3,10 +3,21 @@
 // are buffered and written in large blocks; a read flushes first, then streams the file in chunks, so
 // reading it back never holds more than one chunk and one line.
 //
-// The file is made on the first append, in a fresh directory under os.tmpdir() (TMPDIR), and removed
-// by close(); one exit hook removes whatever a process did not close (a crash leaves the directory,
-// named capibot-spill-*, for the OS's temporary-file cleaning).
-import { closeSync, mkdtempSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
+// The file is made on the first append, in a fresh directory under os.tmpdir() (TMPDIR), and its name
+// is removed at once: the open descriptor keeps the data until close(), and nothing is left behind
+// whatever ends the process (a crash, a kill, a test runner's worker torn down). Where a system
+// refuses to remove an open file (Windows), the directory is removed by close(), or by an exit hook
+// for a store never closed.
+import {
+  closeSync,
+  mkdtempSync,
+  openSync,
+  readSync,
+  rmdirSync,
+  rmSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { StoreError } from '../core/errors.ts';
@@ -64,7 +75,16 @@ export class SpillFile {
         hooked = true;
         process.once('exit', removeAll);
       }
-      this.#fd = openSync(join(this.#dir, this.#name), 'w+');
+      const path = join(this.#dir, this.#name);
+      this.#fd = openSync(path, 'w+');
+      try {
+        unlinkSync(path);
+        rmdirSync(this.#dir);
+        open.delete(this.#dir);
+        this.#dir = undefined;
+      } catch {
+        // Kept until close() or the exit hook.
+      }
       return this.#fd;
     } catch (e) {
       throw new StoreError(`cannot create the spill file ${this.#name} under ${tmpdir()}: ${String(e)}`);
