@@ -11,7 +11,7 @@
 //
 // It holds at most quotes × restTicks resting quotes and its stop-losses: the open orders stay few
 // whatever the run's length, which is what lets a test hold memory to them.
-import { dec } from '../../src/core/decimal.ts';
+import { dec, type Dec } from '../../src/core/decimal.ts';
 import type { Intent } from '../../src/core/intents.ts';
 import type { Ticker } from '../../src/core/market.ts';
 import { defineStrategy, z } from '../../src/strategy/index.ts';
@@ -112,41 +112,32 @@ function opens(ctx: StrategyContext, t: Ticker, n: number, p: ChurnParams): Inte
       }),
     );
   }
+  /** An immediate-or-cancel open of the minimum size at `price`, with its stop-loss if given. */
+  const ioc = (buy: boolean, price: Dec, stopLoss?: Dec): Intent =>
+    ctx.place({
+      symbol: t.symbol,
+      side: buy ? 'open_long' : 'open_short',
+      size,
+      price,
+      orderType: 'ioc',
+      ...(stopLoss !== undefined ? { stopLoss } : {}),
+    });
+  /** `below` rounded down for a buy, `above` rounded up for a sell. */
+  const outward = (buy: boolean, below: Dec, above: Dec): Dec =>
+    buy ? ctx.roundPrice(t.symbol, below, 'down') : ctx.roundPrice(t.symbol, above, 'up');
   for (let i = 0; i < p.far; i++) {
     const buy = i % 2 === 0;
-    out.push(
-      ctx.place({
-        symbol: t.symbol,
-        side: buy ? 'open_long' : 'open_short',
-        size,
-        price: buy
-          ? ctx.roundPrice(t.symbol, t.bestBid.times(FAR_BELOW), 'down')
-          : ctx.roundPrice(t.symbol, t.bestAsk.times(FAR_ABOVE), 'up'),
-        orderType: 'ioc',
-      }),
-    );
+    out.push(ioc(buy, outward(buy, t.bestBid.times(FAR_BELOW), t.bestAsk.times(FAR_ABOVE))));
   }
   if (p.take) {
     const buy = n % 2 === 0;
+    // Marketable: a buy above the ask, a sell below the bid (rounded away from the book).
+    const price = buy
+      ? ctx.roundPrice(t.symbol, t.bestAsk.times(TAKE_ABOVE), 'up')
+      : ctx.roundPrice(t.symbol, t.bestBid.times(TAKE_BELOW), 'down');
+    const protect = p.protectEvery > 0 && n % p.protectEvery === 0;
     out.push(
-      ctx.place({
-        symbol: t.symbol,
-        side: buy ? 'open_long' : 'open_short',
-        size,
-        price: buy
-          ? ctx.roundPrice(t.symbol, t.bestAsk.times(TAKE_ABOVE), 'up')
-          : ctx.roundPrice(t.symbol, t.bestBid.times(TAKE_BELOW), 'down'),
-        orderType: 'ioc',
-        ...(p.protectEvery > 0 && n % p.protectEvery === 0
-          ? {
-              stopLoss: ctx.roundPrice(
-                t.symbol,
-                buy ? t.last.times(STOP_BELOW) : t.last.times(STOP_ABOVE),
-                buy ? 'down' : 'up',
-              ),
-            }
-          : {}),
-      }),
+      ioc(buy, price, protect ? outward(buy, t.last.times(STOP_BELOW), t.last.times(STOP_ABOVE)) : undefined),
     );
   }
   return out;
