@@ -35,7 +35,7 @@ export const DEFAULT_MAX_SAMPLES = 10_000;
 
 /**
  * Terminal orders last updated this long before the replay's time (virtual), and their fills, are
- * retired from the store's live indexes into compact text (MemoryStore.retire: every answer stays the
+ * retired from the store's live indexes to its spill file (MemoryStore.retire: every answer stays the
  * same). Well past every look-back of the engine (reconciliation's recent window, the order-rate
  * minute), so no round ever reads the retired rows back.
  */
@@ -90,7 +90,7 @@ export interface BacktestOptions {
   readonly fastForward?: boolean;
   /**
    * Retire terminal orders (and their fills) last updated this long before the replay's time into
-   * compact text (MemoryStore.retire; the answers stay the same). Default `retireAfterMs(config)`;
+   * the store's spill file (MemoryStore.retire; the answers stay the same). Default `retireAfterMs(config)`;
    * Infinity retires nothing (the equivalence test compares both).
    */
   readonly retireAfterMs?: number;
@@ -226,8 +226,9 @@ async function nextBatch(
 
 /**
  * The orders the report reads one by one (those with a fill, to name their strategy and side, and
- * those still open; every order with `all`), and the counts over all of them. The store reads its retired orders back one at
- * a time: the run's end does not hold every order of a long backtest at once (issue #24).
+ * those still open; every order with `all`), and the counts over all of them. The store reads its
+ * retired orders back one at a time: the run's end does not hold every order of a long backtest at
+ * once (issue #24).
  */
 function reportedOrders(
   store: MemoryStore,
@@ -294,9 +295,10 @@ async function replay(
     }
     events.length = 0;
   };
-  // Memory stays flat in the run's length: old rows retire from the store into compact text, every
+  // Memory stays flat in the run's length: old rows retire from the store to its spill file, every
   // RETIRE_EVERY_POLLS polls or retireAfter / RETIRE_SLICES of replay time, whichever comes first.
   const retireAfter = o.retireAfterMs ?? retireAfterMs(config);
+  const retiring = Number.isFinite(retireAfter);
   let nextRetire = 0;
   let nextRetireAt = Number.NEGATIVE_INFINITY;
   for (let batch: readonly RecordedPoll[] | undefined = head; batch !== undefined;) {
@@ -312,7 +314,7 @@ async function replay(
       if (pending !== undefined) await pending;
       takeEvents();
       if (sampler.due(poll.t)) sample(poll.t);
-      if (Number.isFinite(retireAfter) && (session.polls >= nextRetire || poll.t >= nextRetireAt)) {
+      if (retiring && (session.polls >= nextRetire || poll.t >= nextRetireAt)) {
         nextRetire = session.polls + RETIRE_EVERY_POLLS;
         nextRetireAt = poll.t + retireAfter / RETIRE_SLICES;
         session.store.retire(session.vt.now() - retireAfter);

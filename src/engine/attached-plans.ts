@@ -4,7 +4,7 @@
 // AND its fills are in the position (the venue's history can report a fill a poll before its fills
 // arrive), the engine places one protective close plan per price for the filled size — the intents
 // `ctx.stopLoss` / `ctx.takeProfit` would build, through the same risk gate and close cap — and
-// removes the attachment in the same transaction (a store without `deleteMeta` marks it done, '').
+// removes the attachment in the same transaction.
 // An order that ends without a fill drops it. Nothing reads a terminal order's attachment again (a
 // restart restores the open orders' only), so none is kept: the meta table does not grow per order.
 //
@@ -118,8 +118,7 @@ export class AttachedPlanBook {
     this.#waiting.delete(o.clientOid);
     const key = attachKey(o.clientOid);
     const a = decodeAttached(this.#store.getMeta(key));
-    if (this.#store.deleteMeta !== undefined) this.#store.deleteMeta(key);
-    else this.#store.setMeta(key, '');
+    this.#store.deleteMeta(key);
     return a === undefined || o.filledQty.lte(0) ? [] : attachedIntents(o, a);
   }
 }

@@ -566,8 +566,8 @@ export class MemoryStore implements OrderStore {
 
   /**
    * Retires terminal orders last updated before `before`, and their attributed fills, from the live
-   * indexes into compact text (ColdRows): a long backtest's store then holds its live working set as
-   * objects and its history as text. Every query answers exactly as before (from the text when it
+   * indexes to the spill file (ColdRows): a long backtest's store then holds its live working set as
+   * objects and its history on disk. Every query answers exactly as before (from the file when it
    * reaches that far back); a retired order that is updated again comes back first. Outside any
    * transaction only (it is not undone). Returns how many orders were retired.
    */
@@ -627,17 +627,18 @@ export class MemoryStore implements OrderStore {
    * entry goes to the earliest created of `held` and those orders that hold the id.
    */
   #restoreOrderId(id: OrderId, held: ClientOid | undefined): void {
-    let pick = held;
-    let earliest = held !== undefined ? this.getOrder(held) : undefined;
+    const heldOrder = held !== undefined ? this.getOrder(held) : undefined;
+    if (held !== undefined && heldOrder === undefined) {
+      this.#byOrderId.set(id, held); // not readable (an undone insert): as it was
+      return;
+    }
+    let earliest = heldOrder;
     for (const oid of this.#thawedInTx) {
       const o = this.#orders.get(oid);
-      if (o?.orderId !== id || (earliest !== undefined && byCreation(o, earliest) >= 0)) continue;
-      if (pick !== undefined && earliest === undefined) continue; // `held` is not readable: keep it
-      earliest = o;
-      pick = oid;
+      if (o?.orderId === id && (earliest === undefined || byCreation(o, earliest) < 0)) earliest = o;
     }
-    if (pick === undefined) this.#byOrderId.delete(id);
-    else this.#byOrderId.set(id, pick);
+    if (earliest === undefined) this.#byOrderId.delete(id);
+    else this.#byOrderId.set(id, earliest.clientOid);
   }
 
   /** Brings a retired order back to the live indexes (it is being updated). */

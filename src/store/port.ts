@@ -50,6 +50,8 @@ export interface OrderStore {
   /** Small named values: poller cursors, trading state, last reconciliation time. */
   getMeta(key: string): string | undefined;
   setMeta(key: string, value: string): void;
+  /** Removes a meta value (a key nobody will read again: an attachment done). */
+  deleteMeta(key: string): void;
   // --- Additive (issue #6). Optional so that test doubles written against the first version of this
   // port still compile; SqliteStore implements all of them.
   /** Raises a strategy's sequence to at least `atLeast` (adopted orders carry sequences we must skip). */
@@ -66,8 +68,6 @@ export interface OrderStore {
   /** Records (or refreshes) a plan order seen in historyPlan; plan orders are shown, never acted on. */
   recordPlanOrder?(report: PlanReport, seenAt: number): void;
   planOrders?(): readonly StoredPlanOrder[];
-  /** Removes a meta value (a key nobody will read again: an attachment done). */
-  deleteMeta?(key: string): void;
   /**
    * Removes terminal history older than `rules.before` in one transaction (./prune-plan.ts: never a
    * non-terminal order nor its fills; positions and PnL folded from the fills stay exactly what they

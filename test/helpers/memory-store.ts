@@ -68,6 +68,9 @@ export class MemoryStore implements OrderStore {
   setMeta(key: string, value: string): void {
     this.meta.set(key, value);
   }
+  deleteMeta(key: string): void {
+    this.meta.delete(key);
+  }
   transaction<T>(fn: () => T): T {
     return fn();
   }

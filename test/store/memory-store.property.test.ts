@@ -146,7 +146,7 @@ function apply(s: OrderStore, o: Op): void {
       s.setMeta(`k${o.key}`, o.value);
       return;
     case 'unmeta':
-      s.deleteMeta?.(`k${o.key}`);
+      s.deleteMeta(`k${o.key}`);
       return;
     case 'seq':
       s.nextSequence(S);
