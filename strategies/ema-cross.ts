@@ -120,13 +120,16 @@ export default defineStrategy({
     /** The entry of the current signal is still to be sent (one attempt per signal: no chasing). */
     let entryDue = false;
 
+    // The stop's distance as factors of the entry price, worked out once (onTicker runs per poll).
+    const away = p.stopLossPct.div(100);
+    const longStopFactor = away.neg().plus(1);
+    const shortStopFactor = away.plus(1);
+
     /** The stop price of a leg entered at `entry`: `stopLossPct` against it, on the price tick. */
-    const stopPrice = (leg: 'long' | 'short', entry: Dec): Dec => {
-      const away = p.stopLossPct.div(100);
-      return leg === 'long'
-        ? ctx.roundPrice(symbol, entry.times(away.neg().plus(1)), 'down')
-        : ctx.roundPrice(symbol, entry.times(away.plus(1)), 'up');
-    };
+    const stopPrice = (leg: 'long' | 'short', entry: Dec): Dec =>
+      leg === 'long'
+        ? ctx.roundPrice(symbol, entry.times(longStopFactor), 'down')
+        : ctx.roundPrice(symbol, entry.times(shortStopFactor), 'up');
 
     /** The exchange-side stop of each open leg that has none resting yet. */
     const exchangeStops = (resting: readonly Order[]): Intent[] => {
@@ -144,11 +147,10 @@ export default defineStrategy({
 
     const stopHit = (t: Ticker): boolean => {
       const pos = ctx.position(symbol);
-      const away = p.stopLossPct.div(100);
       if (pos.long.gt(0) && pos.longEntryPrice !== undefined)
-        return t.last.lte(pos.longEntryPrice.times(away.neg().plus(1)));
+        return t.last.lte(pos.longEntryPrice.times(longStopFactor));
       if (pos.short.gt(0) && pos.shortEntryPrice !== undefined)
-        return t.last.gte(pos.shortEntryPrice.times(away.plus(1)));
+        return t.last.gte(pos.shortEntryPrice.times(shortStopFactor));
       return false;
     };
 

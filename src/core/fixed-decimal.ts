@@ -33,9 +33,11 @@ const MAX_BIG = BigInt(Number.MAX_SAFE_INTEGER);
 const POW10: readonly number[] = Array.from({ length: 23 }, (_, i) => 10 ** i);
 
 // Powers of ten as bigints, made once: the bigint path scales by them on every operation.
+// Stryker disable next-line ObjectLiteral,ArrowFunction: a cache; without it the same powers are computed.
 const POW10_BIG: readonly bigint[] = Array.from({ length: 64 }, (_, i) => 10n ** BigInt(i));
 
 function pow10Big(n: number): bigint {
+  // Stryker disable next-line LogicalOperator: the cache's entry is the computed power.
   return POW10_BIG[n] ?? 10n ** BigInt(n);
 }
 
@@ -79,11 +81,18 @@ export class FixedDecimal {
   /** @internal Builds the canonical value of m × 10^-k (k ≥ 0, m an integer). */
   static make(m: Coefficient, k: number): FixedDecimal {
     if (typeof m === 'bigint') {
-      while (k > 0 && m % 10n === 0n) {
-        m /= 10n;
-        k--;
+      if (m === 0n) return FixedDecimal.ZERO;
+      if (k > 0 && m % 10n === 0n) {
+        // Its trailing zeros counted in its text, then dropped with one division (a bigint `% 10n`
+        // per zero costs as much as the whole division: a quotient carries up to DIV_PLACES of them).
+        const text = m.toString();
+        let zeros = 1;
+        while (zeros < k && text.charCodeAt(text.length - 1 - zeros) === 48) zeros++;
+        m /= pow10Big(zeros);
+        k -= zeros;
       }
-      if (m <= MAX_BIG && m >= -MAX_BIG) return FixedDecimal.make(Number(m), k);
+      // No trailing zero is left while k > 0: canonical as it is.
+      if (m <= MAX_BIG && m >= -MAX_BIG) return new FixedDecimal(Number(m), k);
       return new FixedDecimal(m, k);
     }
     // Also turns a negative zero into the zero.
@@ -135,6 +144,8 @@ export class FixedDecimal {
   div(y: DecArg): FixedDecimal {
     const b = decimalArg(y);
     if (b.m === 0) throw new RangeError('division by zero');
+    const exact = exactQuotient(this, b);
+    if (exact !== undefined) return exact;
     // (ma / 10^ka) / (mb / 10^kb) × 10^P = ma × 10^(kb + P) / (mb × 10^ka)
     const num = big(this.m) * pow10Big(b.k + DIV_PLACES);
     const den = big(b.m) * pow10Big(this.k);
@@ -156,7 +167,7 @@ export class FixedDecimal {
     if (!Number.isInteger(n) || n < -1e6 || n > 1e6) throw new RangeError(`invalid exponent: ${n}`);
     let base = FixedDecimal.ONE.times(this);
     let result = FixedDecimal.ONE;
-    for (let e = Math.abs(n); ; ) {
+    for (let e = Math.abs(n); ;) {
       if (e % 2 === 1) result = result.times(base);
       e = Math.floor(e / 2);
       if (e === 0) break;
@@ -389,7 +400,7 @@ export function divideRounded(num: bigint, den: bigint, rm: RoundingMode): bigin
   const d = den < 0n ? -den : den;
   // The same rule as for numbers, given the comparison of 2|r| with |den| as -1, 0 or 1 against 0.
   if (!roundsAway(Number(twice > d) - Number(twice < d), 0, rm, Number(q % 2n))) return q;
-  return (num < 0n) !== (den < 0n) ? q - 1n : q + 1n;
+  return num < 0n !== den < 0n ? q - 1n : q + 1n;
 }
 
 /**
@@ -402,6 +413,32 @@ export function scaledNumber(x: FixedDecimal, k: number): number {
   // A float product of a safe integer and an exact power of ten is exact exactly when it is safe.
   const s = m * (POW10[k - x.k] ?? Number.NaN);
   return Number.isSafeInteger(s) ? s : Number.NaN;
+}
+
+/**
+ * a ÷ b when the quotient ends within DIV_PLACES places and number arithmetic finds it: the first
+ * am × 10^j (j = 0, 1, …, while a safe integer) that bm divides gives the quotient's coefficient,
+ * exactly (the remainder of safe integers and the quotient of a whole division are exact in floats).
+ * That is the value `div` rounds to, unrounded: prices over sizes, a percentage over 100. Undefined
+ * when there is no such j (the bigint path then rounds the quotient).
+ */
+function exactQuotient(a: FixedDecimal, b: FixedDecimal): FixedDecimal | undefined {
+  const am = a.m;
+  const bm = b.m;
+  if (typeof am !== 'number' || typeof bm !== 'number') return undefined;
+  // Ends once am × 10^j is no longer safe (j ≤ 15 for any am ≠ 0; am = 0 ends at j = 0).
+  for (let j = 0; ; j++) {
+    const n = am * (POW10[j] ?? Number.NaN);
+    if (!Number.isSafeInteger(n)) return undefined;
+    if (n % bm !== 0) continue;
+    const q = n / bm;
+    const k = a.k + j - b.k;
+    if (k > DIV_PLACES) return undefined;
+    // Stryker disable next-line EqualityOperator: at k = 0 the branch below gives make(q × 10^0, 0) too.
+    if (k >= 0) return FixedDecimal.make(q, k);
+    const whole = q * (POW10[-k] ?? Number.NaN);
+    return Number.isSafeInteger(whole) ? FixedDecimal.make(whole, 0) : undefined;
+  }
 }
 
 /** The coefficient of `x` at `k` ≥ x.k places as a bigint. */

@@ -2,7 +2,7 @@
 // (risk/exposure.ts): a decision reads a few sums instead of copying and scanning every live order.
 // Invariant: `exposure()` equals `openOrderExposure([...values()])` (test/engine/open-orders.test.ts).
 import type { Footprint } from '../core/footprint.ts';
-import type { ClientOid, SymbolId } from '../core/ids.ts';
+import type { ClientOid, StrategyId, SymbolId } from '../core/ids.ts';
 import { isProtectivePlan } from '../core/intents.ts';
 import { isTerminal, type Order } from '../core/orders.ts';
 import { awaitsOutcome } from '../reconcile/history-headroom.ts';
@@ -26,6 +26,11 @@ export class OpenOrders {
   readonly #unknown = new Map<SymbolId, number>();
   /** Held protective plans waiting for their trigger (stopLoss / takeProfit): most runs have none. */
   #protective = 0;
+  /**
+   * Per strategy: its held orders in the order of #orders, frozen, until one of them changes.
+   * Strategies read their open orders on every ticker; most tickers change none of them.
+   */
+  readonly #byStrategy = new Map<StrategyId, readonly Order[]>();
 
   get size(): number {
     return this.#orders.size;
@@ -37,6 +42,21 @@ export class OpenOrders {
 
   values(): IterableIterator<Order> {
     return this.#orders.values();
+  }
+
+  /**
+   * The held orders of `strategy`, in the order of `values()`, as a frozen array: the same array
+   * until one of them is set or deleted.
+   */
+  ofStrategy(strategy: StrategyId): readonly Order[] {
+    let list = this.#byStrategy.get(strategy);
+    if (list === undefined) {
+      const out: Order[] = [];
+      for (const o of this.#orders.values()) if (o.strategy === strategy) out.push(o);
+      list = Object.freeze(out);
+      this.#byStrategy.set(strategy, list);
+    }
+    return list;
   }
 
   /** True when some held order is a protective plan waiting for its trigger (cheap: kept counted). */
@@ -53,6 +73,8 @@ export class OpenOrders {
   set(order: Order): void {
     const before = this.#orders.get(order.clientOid);
     this.#orders.set(order.clientOid, order);
+    this.#byStrategy.delete(order.strategy);
+    if (before !== undefined) this.#byStrategy.delete(before.strategy);
     if (before !== undefined) this.#countUnknown(before, -1);
     this.#countUnknown(order, 1);
     if (before !== undefined) this.#countProtective(before, -1);
@@ -67,6 +89,7 @@ export class OpenOrders {
     const before = this.#orders.get(clientOid);
     if (before === undefined) return false;
     this.#orders.delete(clientOid);
+    this.#byStrategy.delete(before.strategy);
     this.#exposure = undefined;
     this.#account(before, -1);
     this.#countUnknown(before, -1);
@@ -83,9 +106,17 @@ export class OpenOrders {
     this.#unknown.set(order.symbol, (this.#unknown.get(order.symbol) ?? 0) + sign);
   }
 
-  /** The collections' sizes (core/footprint.ts): the live orders, and per symbol their sums. */
+  /**
+   * The collections' sizes (core/footprint.ts): the live orders, per symbol their sums, and the
+   * cached lists (one per strategy at most).
+   */
   footprint(): Footprint {
-    return { orders: this.#orders.size, opening: this.#opening.size, unknown: this.#unknown.size };
+    return {
+      orders: this.#orders.size,
+      opening: this.#opening.size,
+      unknown: this.#unknown.size,
+      byStrategy: this.#byStrategy.size,
+    };
   }
 
   /** The gate's view of these orders: a snapshot (later changes do not show through). */

@@ -27,7 +27,7 @@ export function instantiateStrategies(
   const { latest, open, portfolio, mark } = views;
   const state: StrategyStateSource = {
     latestTicker: (s) => latest.get(s),
-    openOrders: (strategy) => Object.freeze([...open.values()].filter((ord) => ord.strategy === strategy)),
+    openOrders: (strategy) => open.ofStrategy(strategy),
     position: (strategy, symbol) => portfolio.position(strategy, symbol),
     pnl: (strategy) => portfolio.pnl(strategy, mark),
     tradingState: views.tradingState,

@@ -36,6 +36,9 @@ export function createStrategyContext(deps: ContextDeps): StrategyContext {
   const symbols = Object.freeze([...deps.symbols]);
   const rules: IntentRules = { strategy: id, symbols: new Set(symbols), specs: deps.specs };
 
+  /** The last list `state.openOrders` gave, and its orders by symbol (openOrders(symbol)). */
+  let openSeen: readonly Order[] | undefined;
+  const openBySymbol = new Map<SymbolId, readonly Order[]>();
   const own = (symbol: SymbolId | string): SymbolId => {
     const s = symbolId(symbol);
     if (!rules.symbols.has(s))
@@ -108,7 +111,14 @@ export function createStrategyContext(deps: ContextDeps): StrategyContext {
       const all = state.openOrders(id);
       if (symbol === undefined) return all;
       const s = own(symbol);
-      return Object.freeze(all.filter((o) => o.symbol === s));
+      // The engine hands out the same frozen list until an order changes: so is each symbol's part.
+      if (all !== openSeen) {
+        openSeen = all;
+        openBySymbol.clear();
+      }
+      let list = openBySymbol.get(s);
+      if (list === undefined) openBySymbol.set(s, (list = Object.freeze(all.filter((o) => o.symbol === s))));
+      return list;
     },
     position: (symbol) => state.position(id, own(symbol)),
     pnl: () => state.pnl(id),

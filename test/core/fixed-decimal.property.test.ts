@@ -27,10 +27,19 @@ const coefficient = fc.oneof(
 
 /** A decimal literal: a coefficient at some scale, maybe signed, maybe written with an exponent. */
 const literal = fc
-  .tuple(coefficient, fc.integer({ min: 0, max: 30 }), fc.boolean(), fc.integer({ min: -3, max: 3 }), fc.boolean())
+  .tuple(
+    coefficient,
+    fc.integer({ min: 0, max: 30 }),
+    fc.boolean(),
+    fc.integer({ min: -3, max: 3 }),
+    fc.boolean(),
+  )
   .map(([digits, scale, negative, exponent, withExponent]) => {
     const padded = digits.padStart(scale + 1, '0');
-    const body = scale === 0 ? padded : `${padded.slice(0, padded.length - scale)}.${padded.slice(padded.length - scale)}`;
+    const body =
+      scale === 0
+        ? padded
+        : `${padded.slice(0, padded.length - scale)}.${padded.slice(padded.length - scale)}`;
     const text = withExponent ? `${body}e${exponent}` : body;
     return negative ? `-${text}` : text;
   });
@@ -39,6 +48,14 @@ const mode = fc.constantFrom<RoundingMode>(0, 1, 2, 3);
 
 function same(actual: { toFixed(): string }, expected: Big): void {
   expect(actual.toFixed()).toBe(expected.toFixed());
+}
+
+/** The type's invariants: a number coefficient exactly when it is safe, no trailing zero when k > 0. */
+function isCanonical(x: { m: number | bigint; k: number }): boolean {
+  const safe =
+    typeof x.m === 'number' ? Number.isSafeInteger(x.m) : x.m > BigInt(SAFE) || x.m < -BigInt(SAFE);
+  const trailing = x.k > 0 && (typeof x.m === 'number' ? x.m % 10 === 0 : x.m % 10n === 0n);
+  return safe && !trailing && x.k >= 0 && !Object.is(x.m, -0);
 }
 
 describe('FixedDecimal against big.js', () => {
@@ -75,9 +92,29 @@ describe('FixedDecimal against big.js', () => {
       fc.property(literal, literal, (a, b) => {
         fc.pre(!new B(b).eq(0));
         same(parseDecimal(a).div(b), new B(a).div(b));
+        expect(isCanonical(parseDecimal(a).div(b))).toBe(true);
         same(parseDecimal(a).mod(b), new B(a).mod(b));
       }),
       { numRuns: 200 },
+    );
+  });
+
+  it('divides a product by one factor back to the other exactly, in canonical form', () => {
+    // The quotients a run divides most (a fill's value by its size, a percentage by 100) end within
+    // 18 places: they take the number path, which must give big.js's value and the one representation.
+    fc.assert(
+      fc.property(literal, literal, fc.integer({ min: 0, max: 4 }), (a, b, p) => {
+        const y = parseDecimal(b);
+        fc.pre(y.m !== 0);
+        const x = parseDecimal(a).times(y);
+        for (const q of [x.div(y), x.div(b), parseDecimal(a).div(10 ** p), parseDecimal(a).div(y)]) {
+          expect(isCanonical(q)).toBe(true);
+        }
+        same(x.div(y), new B(a).times(b).div(b));
+        same(parseDecimal(a).div(10 ** p), new B(a).div(10 ** p));
+        if (parseDecimal(a).k + y.k <= 18) expect(x.div(y).eq(a)).toBe(true);
+      }),
+      { numRuns: 300 },
     );
   });
 
@@ -88,7 +125,13 @@ describe('FixedDecimal against big.js', () => {
         const y = parseDecimal(b);
         const c = new B(a).cmp(b);
         expect(x.cmp(y)).toBe(c);
-        expect([x.eq(y), x.gt(y), x.gte(y), x.lt(y), x.lte(y)]).toEqual([c === 0, c > 0, c >= 0, c < 0, c <= 0]);
+        expect([x.eq(y), x.gt(y), x.gte(y), x.lt(y), x.lte(y)]).toEqual([
+          c === 0,
+          c > 0,
+          c >= 0,
+          c < 0,
+          c <= 0,
+        ]);
         if (c === 0) expect([x.m, x.k]).toEqual([y.m, y.k]);
         expect(x.sign()).toBe(new B(a).cmp(0));
       }),

@@ -56,6 +56,34 @@ describe('FixedDecimal: the number path', () => {
     );
   });
 
+  it('divides without a bigint when the quotient ends within 18 places (a value by its size, a percentage by 100)', () => {
+    fc.assert(
+      fc.property(venueValue, venueValue, (a, b) => {
+        fc.pre(b.sign() !== 0);
+        const product = a.times(b);
+        let q = a;
+        expect(bigintStepsOf(() => (q = product.div(b)))).toBe(0);
+        expect(q.eq(a)).toBe(true);
+        expect(bigintStepsOf(() => a.div(100))).toBe(0);
+        expect(bigintStepsOf(() => a.div(-8))).toBe(0);
+      }),
+      { numRuns: 300 },
+    );
+    // 4.5 ÷ 0.0003 = 15000: a quotient with fewer places than its divisor (k goes below zero).
+    expect(bigintStepsOf(() => expect(d('4.5').div('0.0003').toFixed()).toBe('15000'))).toBe(0);
+    expect(d('4').div('0.0008').toFixed()).toBe('5000');
+    // Exactly 18 places is still exact; a 19th needs rounding.
+    expect(bigintStepsOf(() => expect(d('1e-18').div(1).toFixed()).toBe('0.000000000000000001'))).toBe(0);
+    expect(bigintStepsOf(() => expect(d('3e-17').div(30).toFixed()).toBe('0.000000000000000001'))).toBe(0);
+    // A quotient that does not end (1 ÷ 3), or ends beyond 18 places, is rounded on bigints.
+    expect(bigintStepsOf(() => d('1').div(3))).toBeGreaterThan(0);
+    expect(
+      bigintStepsOf(() => expect(d('1e-15').div(2000).toFixed()).toBe('0.000000000000000001')),
+    ).toBeGreaterThan(0);
+    // A quotient whose coefficient outgrows 2^53 − 1 as it is scaled goes to bigints too.
+    expect(d(String(SAFE)).div(7).toFixed()).toBe('1286742750677284.428571428571428571');
+  });
+
   it('switches to bigints exactly past 2^53 − 1, in both directions and both signs', () => {
     const max = FixedDecimal.make(SAFE, 0);
     expect(bigintStepsOf(() => expect(d(String(SAFE - 1)).plus(1).m).toBe(SAFE))).toBe(0);
@@ -86,7 +114,14 @@ describe('FixedDecimal: the number path', () => {
 
 describe('FixedDecimal: canonical form', () => {
   it('has one zero: no negative zero from literals, negation, products or sums', () => {
-    for (const z of [d('-0'), d('-0.000'), d('0e5'), FixedDecimal.ZERO.neg(), d('-5').times(0), d('-1').plus(1)]) {
+    for (const z of [
+      d('-0'),
+      d('-0.000'),
+      d('0e5'),
+      FixedDecimal.ZERO.neg(),
+      d('-5').times(0),
+      d('-1').plus(1),
+    ]) {
       expect(Object.is(z.m, 0)).toBe(true);
       expect(z.k).toBe(0);
       expect(z.toString()).toBe('0');
@@ -282,12 +317,24 @@ describe('FixedDecimal: values from another copy of capibot', () => {
   it('recognises them by their brand and reads them exactly from their plain text', () => {
     expect(isFixedDecimal(foreign)).toBe(true);
     expect(decimalArg(foreign as unknown as FixedDecimal).toFixed()).toBe('1.5');
-    expect(d('1').plus(foreign as unknown as FixedDecimal).toFixed()).toBe('2.5');
+    expect(
+      d('1')
+        .plus(foreign as unknown as FixedDecimal)
+        .toFixed(),
+    ).toBe('2.5');
     expect((d('2') as unknown as Record<symbol, unknown>)[Symbol.for('capibot.fixed-decimal')]).toBe(true);
   });
 
   it('recognises nothing else', () => {
-    for (const v of [null, undefined, '1.5', 1.5, {}, { toFixed: () => '1' }, { [Symbol.for('capibot.fixed-decimal')]: 1 }]) {
+    for (const v of [
+      null,
+      undefined,
+      '1.5',
+      1.5,
+      {},
+      { toFixed: () => '1' },
+      { [Symbol.for('capibot.fixed-decimal')]: 1 },
+    ]) {
       expect(isFixedDecimal(v)).toBe(false);
     }
     const x = d('3.25');
@@ -313,7 +360,9 @@ describe('decimal helpers on the fixed-point type', () => {
     for (const mode of ['down', 'up', 'nearest'] as const) {
       expect(roundToStep(d('100.5'), d('0.5'), mode).toFixed()).toBe('100.5');
       expect(roundToStep(d('-100.5'), d('0.5'), mode).toFixed()).toBe('-100.5');
-      expect(roundToStep(d('123456789012345678900.5'), d('0.5'), mode).toFixed()).toBe('123456789012345678900.5');
+      expect(roundToStep(d('123456789012345678900.5'), d('0.5'), mode).toFixed()).toBe(
+        '123456789012345678900.5',
+      );
     }
     expect(roundToStep(d('100.25'), d('0.5')).toFixed()).toBe('100.5');
     expect(roundToStep(d('-100.2'), d('0.5'), 'up').toFixed()).toBe('-100.5');

@@ -115,6 +115,41 @@ describe('OpenOrders: the live orders with their exposure kept summed', () => {
   });
 });
 
+describe('OpenOrders: each strategy’s orders, as strategies read them on every ticker', () => {
+  const STRATEGIES = [strategyId('s'), strategyId('t')];
+  const arbOwnedOp = fc.oneof(
+    fc
+      .tuple(arbVersion, fc.constantFrom(...STRATEGIES))
+      .map(([o, strategy]) => ({ kind: 'set' as const, order: { ...o, strategy } })),
+    fc
+      .integer({ min: 0, max: 5 })
+      .map((n) => ({ kind: 'delete' as const, clientOid: clientOid(`cb-s-${n}`) })),
+  );
+
+  it('lists what filtering values() gives, and keeps handing out the same frozen list until one changes', () => {
+    fc.assert(
+      fc.property(fc.array(arbOwnedOp, { maxLength: 60 }), (ops) => {
+        const open = new OpenOrders();
+        for (const op of ops) {
+          const before = STRATEGIES.map((st) => open.ofStrategy(st));
+          const touched = op.kind === 'set' ? op.order.strategy : open.get(op.clientOid)?.strategy;
+          const previous = op.kind === 'set' ? open.get(op.order.clientOid)?.strategy : undefined;
+          if (op.kind === 'set') open.set(op.order);
+          else open.delete(op.clientOid);
+          STRATEGIES.forEach((st, i) => {
+            const list = open.ofStrategy(st);
+            expect(list).toEqual([...open.values()].filter((o) => o.strategy === st));
+            expect(Object.isFrozen(list)).toBe(true);
+            expect(open.ofStrategy(st)).toBe(list);
+            if (st !== touched && st !== previous) expect(list).toBe(before[i]);
+          });
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
+
 describe('OpenOrders: protective plans waiting for their trigger', () => {
   it('counts them as they come, fire (untriggered → pending) and go', () => {
     const open = new OpenOrders();

@@ -4,7 +4,9 @@ import { constants as zc, createGzip, gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { BadInputError, InvariantViolation } from '../../src/core/errors.ts';
 import type { RecordedPoll } from '../../src/core/market.ts';
+import { tickerRows } from '../../src/core/ticker-rows.ts';
 import {
+  NATIVE_PARSE_MAX_CHARS,
   openRecording,
   readRecording,
   readRecordingBatches,
@@ -56,6 +58,24 @@ describe('recording round trip', () => {
       expect(JSON.stringify(back[3]!.tickers)).toBe(JSON.stringify(polls[3]!.tickers));
     });
   }
+
+  it('reads short lines with JSON.parse and long ones lazily, the same polls either way', async () => {
+    const symbols = Array.from({ length: 8 }, (_, i) => `cmt_s${i}usdt`);
+    const short = { t: 1, tickers: [wire('cmt_btcusdt', 1, '1.5')] };
+    const long = { t: 2, tickers: symbols.map((s, i) => wire(s, 2, `${i + 1}.25`)) };
+    expect(JSON.stringify(short).length).toBeLessThanOrEqual(NATIVE_PARSE_MAX_CHARS);
+    expect(JSON.stringify(long).length).toBeGreaterThan(NATIVE_PARSE_MAX_CHARS);
+    const path = join(tempDir(), 'r.ndjson');
+    writeFileSync(
+      path,
+      lines(JSON.stringify(short), JSON.stringify(long), JSON.stringify(short).replace('"t":1', '"t":3')),
+    );
+    const got = await collect(path);
+    // The long line's tickers are made when read (none yet), the short line's are plain objects.
+    expect(tickerRows(got[1] as RecordedPoll).made(0)).toBe(false);
+    expect(got[0]).toEqual(short);
+    expect(JSON.stringify(got)).toBe(JSON.stringify([short, long, { ...short, t: 3 }]));
+  });
 
   it('keeps extra fields of recorded ticker objects untouched', async () => {
     const path = join(tempDir(), 'extra.ndjson');

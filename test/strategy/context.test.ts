@@ -63,6 +63,30 @@ describe('strategy context', () => {
     expect(() => ctx.ticker(ETH)).toThrow(StrategyError);
   });
 
+  it('gives one symbol’s open orders as the same frozen list while the engine’s list is the same', () => {
+    let list: readonly Order[] = Object.freeze([
+      order(),
+      order({ clientOid: clientOid('cb-s1-2'), symbol: ETH }),
+    ]);
+    const c = createStrategyContext({
+      id: S,
+      symbols: [BTC, ETH],
+      specs: SPECS,
+      clock: { now: () => 42 },
+      log: pino({ level: 'silent' }),
+      state: { ...state, openOrders: () => list },
+    });
+    const btc = c.openOrders(BTC);
+    expect(btc.map((o) => o.clientOid)).toEqual(['cb-s1-1']);
+    expect(Object.isFrozen(btc)).toBe(true);
+    expect(c.openOrders(BTC)).toBe(btc);
+    expect(c.openOrders(ETH).map((o) => o.clientOid)).toEqual(['cb-s1-2']);
+    expect(c.openOrders()).toBe(list);
+    list = Object.freeze([order({ clientOid: clientOid('cb-s1-3') })]);
+    expect(c.openOrders(BTC).map((o) => o.clientOid)).toEqual(['cb-s1-3']);
+    expect(c.openOrders(ETH)).toEqual([]);
+  });
+
   it('rounds prices to the tick and sizes to the step exactly', () => {
     expect(ctx.roundPrice(BTC, '100.06').toFixed()).toBe('100.1');
     expect(ctx.roundPrice(BTC, '100.06', 'down').toFixed()).toBe('100');

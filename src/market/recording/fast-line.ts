@@ -1,10 +1,11 @@
-// A specialised parser and validator for the common form of a poll line, the hot path of replays:
+// A specialised parser and validator for the common form of a long poll line (many tickers):
 //
 //   {"t":<digits>,"tickers":[{"<ticker key>":"<text>",...},...]}
 //
 // with no whitespace, no escapes and only the known ticker keys. For such a line, when it is also a
 // valid poll, it returns exactly what JSON.parse returns (same keys in the same order, same strings)
-// — faster than JSON.parse alone, validation included, because it knows the shape. For anything
+// without making the ticker objects nobody reads. (A short line, whose few tickers the engine reads
+// anyway, is quicker through JSON.parse and the general check: reader.ts picks by length.) For anything
 // else (other layouts, extra keys, invalid values) it returns undefined and the caller falls back to
 // JSON.parse and the general checks of format.ts, which also produce the error messages. So this is
 // an optimisation, never a second grammar; test/market/recording-format.test.ts checks the equivalence.
