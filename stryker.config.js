@@ -25,6 +25,10 @@ export const KERNELS = {
   'src/reconcile/plan-rows.ts': ['test/reconcile/plan-rows*.test.ts'],
   'src/engine/account-totals.ts': ['test/engine/account-totals*.test.ts'],
   'src/store/compact-id-set.ts': ['test/store/compact-id-set*.test.ts'],
+  'src/reconcile/round-orders.ts': [
+    'test/reconcile/round-orders.test.ts',
+    'test/reconcile/kernel.property.test.ts',
+  ],
 };
 
 /** Minimum score (killed + timeout over everything not ignored) per kernel; the runner checks it. */

@@ -12,6 +12,7 @@ import { STATUS_RANK } from '../../src/core/order-transitions.ts';
 import { ORDER_SIDES, type Order, type OrderSide } from '../../src/core/orders.ts';
 import type { FillReport, OrderReport, VenueOrderStatus } from '../../src/core/reports.ts';
 import { reconcile } from '../../src/reconcile/kernel.ts';
+import { ordersForRound } from '../../src/reconcile/round-orders.ts';
 import type { StoredFill } from '../../src/store/port.ts';
 import { BTC, PREFIX, T0 } from './fixtures.ts';
 
@@ -171,16 +172,21 @@ describe('reconcile kernel (property)', () => {
         const applied = new Map<TradeId, number>();
 
         const round = (reports: OrderReport[], fills: FillReport[], now: number): void => {
-          const out = reconcile({
+          const unattributedFills = [...recorded.values()].filter((f) => f.clientOid === undefined);
+          const input = {
             orders: [...book.values()],
             reports,
             fills,
-            knownTradeIds: (id) => recorded.has(id),
+            knownTradeIds: (id: TradeId) => recorded.has(id),
             now,
             graceMs: GRACE,
             prefix: PREFIX,
-            unattributedFills: [...recorded.values()].filter((f) => f.clientOid === undefined),
-          });
+            unattributedFills,
+          };
+          const out = reconcile(input);
+          // The orders a round hands the kernel (round-orders.ts): the same output, event for event.
+          const named = ordersForRound(input.orders, reports, [fills, unattributedFills]);
+          expect(reconcile({ ...input, orders: named })).toEqual(out);
           for (const a of out.adopted) {
             expect(book.has(a.clientOid)).toBe(false);
             book.set(a.clientOid, a);
