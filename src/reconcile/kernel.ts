@@ -43,7 +43,10 @@ import { collapseReports, isVenueTerminal, localStatusOf, VENUE_RANK } from './r
 import { storedFill } from '../store/stored-fill.ts';
 
 export interface ReconcileInput {
-  /** Local orders: every non-terminal one and the recently terminal ones. */
+  /**
+   * Local orders: every non-terminal one and the recently terminal ones (a round passes those its
+   * rows and fills name: a terminal order nothing names yields nothing; round-orders.ts).
+   */
   readonly orders: readonly Order[];
   /** Order-history rows (any order, duplicates and stale rows allowed). */
   readonly reports: readonly OrderReport[];
