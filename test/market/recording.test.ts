@@ -5,8 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { BadInputError, InvariantViolation } from '../../src/core/errors.ts';
 import type { RecordedPoll } from '../../src/core/market.ts';
 import { tickerRows } from '../../src/core/ticker-rows.ts';
+import { NATIVE_PARSE_MAX_CHARS } from '../../src/market/recording/poll-line.ts';
 import {
-  NATIVE_PARSE_MAX_CHARS,
   openRecording,
   readRecording,
   readRecordingBatches,

@@ -11,9 +11,8 @@ import { createHash } from 'node:crypto';
 import { createWriteStream, renameSync, rmSync } from 'node:fs';
 import { createGzip } from 'node:zlib';
 import { BadInputError } from '../../core/errors.ts';
-import type { RecordedPoll } from '../../core/market.ts';
-import { parseCommonPollLine } from './fast-line.ts';
-import { isRecordedPollShape, lineWhere, parseRecordingLine, pollLineText } from './format.ts';
+import { lineWhere, parseRecordingLine, pollLineText } from './format.ts';
+import { pollOfLine } from './poll-line.ts';
 import { isParquetPath, parquetPollBatches, rawLineOf, readParquetInfo } from './parquet-reader.ts';
 import { openParquetRecordingWriter, type ParquetRecordingWriter } from './parquet-writer.ts';
 import { TextChunkReader } from './text-chunks.ts';
@@ -32,19 +31,6 @@ export async function convertRecording(input: string, output: string): Promise<C
     );
   const polls = fromParquet ? await parquetToNdjson(input, output) : await ndjsonToParquet(input, output);
   return { polls, direction: fromParquet ? 'parquet-to-ndjson' : 'ndjson-to-parquet' };
-}
-
-/** A poll line's poll: the reader's fast path, else JSON.parse and the general check. */
-function pollOf(text: string): RecordedPoll | undefined {
-  const fast = parseCommonPollLine(text);
-  if (fast !== undefined) return fast;
-  let v: unknown;
-  try {
-    v = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-  return isRecordedPollShape(v) ? v : undefined;
 }
 
 /** Exact lines of a text file (a `\r` before a newline stays in its line), in batches. */
@@ -76,7 +62,7 @@ async function ndjsonToParquet(input: string, output: string): Promise<number> {
   const take = (exact: string, hasNewline: boolean): void => {
     n++;
     const text = exact.endsWith('\r') ? exact.slice(0, -1) : exact;
-    const poll = pollOf(text);
+    const poll = pollOfLine(text);
     if (poll === undefined) {
       const parsed = parseRecordingLine(text, input, n);
       if (parsed.kind === 'meta') {

@@ -7,10 +7,10 @@
 // anywhere else it is refused. `truncatedGzip: 'error'` refuses every early end.
 import { BadInputError, InvariantViolation } from '../../core/errors.ts';
 import type { RecordedPoll, RecordingMeta } from '../../core/market.ts';
-import { parseCommonPollLine } from './fast-line.ts';
-import { isRecordedPollShape, lineWhere, parseRecordingLine } from './format.ts';
+import { lineWhere, parseRecordingLine } from './format.ts';
 import { openParquetRecording } from './parquet-open.ts';
 import { isParquetPath, parquetPollBatches } from './parquet-reader.ts';
+import { pollOfLine } from './poll-line.ts';
 import { LineSplitter, TextChunkReader } from './text-chunks.ts';
 
 export interface ReadRecordingOptions {
@@ -42,26 +42,6 @@ export interface OpenedRecording {
   /** The same polls in batches (one per chunk read); cheaper per poll for bulk consumers. */
   readonly batches: AsyncIterable<readonly RecordedPoll[]>;
   close(): Promise<void>;
-}
-
-/**
- * Poll lines up to this long (three tickers of the recorded form, about 300 characters each) are
- * parsed with JSON.parse: the engine reads most of their tickers, and V8's parser with the general
- * check is quicker than the scanner followed by making those tickers (BENCHMARKS.md, "reader").
- * Longer lines (a venue's whole tickers list: hundreds of contracts, a few of them traded) go through
- * the scanner, which makes no ticker object nobody reads.
- */
-export const NATIVE_PARSE_MAX_CHARS = 1024;
-
-/** The poll of `text` by JSON.parse and the general check, or undefined. */
-function nativePoll(text: string): RecordedPoll | undefined {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-  return isRecordedPollShape(value) ? value : undefined;
 }
 
 /** Reads lines, validates them and keeps the ordering invariant. One instance per read. */
@@ -114,13 +94,9 @@ class RecordingCursor {
     for (let i = 0; i < lines.length; i++) {
       const text = lines[i] as string;
       n++;
-      // Hot path: a short line (a few tickers) through JSON.parse and the general check; a long one
-      // in the common form through the lazy scanner (fast-line.ts), else the same general check.
-      // Anything that is not a valid poll (meta, errors) goes to parseRecordingLine. The scanner
-      // accepts a subset of what the general check accepts (test/market/recording-format.test.ts),
-      // so the choice changes the speed, never which lines are polls nor what they hold.
-      let poll = text.length > NATIVE_PARSE_MAX_CHARS ? parseCommonPollLine(text) : undefined;
-      if (poll === undefined) poll = nativePoll(text);
+      // Hot path (poll-line.ts); anything that is not a valid poll (meta, errors) goes to
+      // parseRecordingLine, which names the problem.
+      const poll = pollOfLine(text);
       if (poll !== undefined) {
         if (poll.t < lastT) throw this.backwards(poll.t, lastT, n);
         lastT = poll.t;
