@@ -7,7 +7,7 @@
 // (created_at, insertion); plan orders by (created_at, order_id). The intent journal is counted, not
 // kept: nothing reads it back in a backtest, and it would grow with every intent.
 import { StoreError } from '../core/errors.ts';
-import { sumSizes, type Footprint } from '../core/footprint.ts';
+import { combineFootprints, sumSizes, type Footprint } from '../core/footprint.ts';
 import type { ClientOid, OrderId, StrategyId, SymbolId, TradeId } from '../core/ids.ts';
 import { byCreation, isTerminal, type Order } from '../core/orders.ts';
 import type { PlanReport } from '../core/reports.ts';
@@ -157,7 +157,7 @@ export class MemoryStore implements OrderStore {
       byOrderId: this.#byOrderId.size,
       meta: this.#meta.size,
       plans: this.#plans.size,
-      ...Object.fromEntries(Object.entries(this.#cold.footprint()).map(([k, n]) => [`cold.${k}`, n])),
+      ...combineFootprints({ cold: this.#cold.footprint() }),
     };
   }
 

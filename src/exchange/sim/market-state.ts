@@ -199,12 +199,12 @@ export class MarketState {
     return this.#rows?.all() ?? [];
   }
 
-  /** True once a snapshot has shown the symbol. */
   /** One slot per symbol ever seen, and the latest snapshot's (core/footprint.ts). */
   footprint(): Footprint {
     return { symbols: this.#slots.size, seen: this.#seen.length, snapshot: this.#order.length };
   }
 
+  /** True once a snapshot has shown the symbol. */
   has(symbol: string): boolean {
     return this.#slots.has(symbol);
   }
