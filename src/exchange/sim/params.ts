@@ -129,14 +129,8 @@ export function parseBatchOrdersBody(body: unknown, known: (s: string) => boolea
   const list = body['orderDataList'];
   if (list === undefined || list === null) return no(REJECT.empty('orderDataList'));
   if (!Array.isArray(list)) return no(REJECT.invalid('orderDataList'));
-  if (list.length === 0) return no(REJECT.empty('orderDataList'));
-  if (list.length > VENUE_LIMITS.maxBatchOrders) {
-    return no(
-      REJECT.validation(
-        `orderDataList holds ${list.length} orders, at most ${VENUE_LIMITS.maxBatchOrders} are allowed`,
-      ),
-    );
-  }
+  const count = batchCountReject(list.length);
+  if (count !== undefined) return no(count);
   const entries = list.map((raw: unknown, i): BatchEntryInput => {
     const prefix = `orderDataList[${i}].`;
     const oid = isRecord(raw) && typeof raw['client_oid'] === 'string' ? raw['client_oid'] : '';
@@ -147,6 +141,46 @@ export function parseBatchOrdersBody(body: unknown, known: (s: string) => boolea
     return r.ok ? { ok: true, request: r.value } : { ok: false, clientOid: oid, reject: r.reject };
   });
   return ok({ symbol: symbol.value, entries });
+}
+
+/** The refusal of a batch of `n` orders for its size (none, or more than a batch holds), if any. */
+function batchCountReject(n: number): VenueReject | undefined {
+  if (n === 0) return REJECT.empty('orderDataList');
+  if (n > VENUE_LIMITS.maxBatchOrders)
+    return REJECT.validation(
+      `orderDataList holds ${n} orders, at most ${VENUE_LIMITS.maxBatchOrders} are allowed`,
+    );
+  return undefined;
+}
+
+/** The symbol's refusal (empty, or not listed), if any. */
+function symbolReject(symbol: string, known: (s: string) => boolean): VenueReject | undefined {
+  if (symbol === '') return REJECT.empty('symbol');
+  return known(symbol) ? undefined : REJECT.invalid('symbol');
+}
+
+/**
+ * A placement already made of requests (the in-process port: ./requests.ts), checked as its body
+ * would be: what `parsePlaceOrderBody` gives for the same order sent without a margin mode.
+ */
+export function placeInputOf(
+  symbol: string,
+  request: SimOrderRequest,
+  known: (s: string) => boolean,
+): Parsed<PlaceOrderInput> {
+  const reject = symbolReject(symbol, known);
+  return reject !== undefined ? no(reject) : ok({ symbol, request });
+}
+
+/** A batch already made of requests, checked as its body would be (`parseBatchOrdersBody`). */
+export function batchInputOf(
+  symbol: string,
+  requests: readonly SimOrderRequest[],
+  known: (s: string) => boolean,
+): Parsed<BatchInput> {
+  const reject = symbolReject(symbol, known) ?? batchCountReject(requests.length);
+  if (reject !== undefined) return no(reject);
+  return ok({ symbol, entries: requests.map((request): BatchEntryInput => ({ ok: true, request })) });
 }
 
 export function parseCancelBody(body: unknown, known: (s: string) => boolean): Parsed<CancelSelector> {

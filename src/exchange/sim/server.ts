@@ -20,6 +20,7 @@ import { authenticate } from './auth.ts';
 import type { RequestFaults } from './faults.ts';
 import { toJsonText } from './json-text.ts';
 import type { MarketDriver } from './market-clock.ts';
+import { queryParams } from './params.ts';
 import { httpStatusOf, REJECT, type VenueReject } from './venue-errors.ts';
 import type { SimVenue } from './venue.ts';
 import { errorEnvelope } from './wire.ts';
@@ -219,7 +220,7 @@ export class SimServer {
     }
     await this.market.sync();
     if (endpoint.id === 'tickers') await this.market.onTickers();
-    const reply = venue.dispatch(endpoint.id, query, body, rf, serverNow);
+    const reply = venue.dispatch(endpoint.id, queryParams(query), body, rf, serverNow);
 
     if (rf.serverError?.afterProcessing) {
       venue.faults.count('serverError');

@@ -1,9 +1,13 @@
 // The in-process exchange for backtests: the same venue as `capibot sim` (matching core, weights,
 // faults, counters) behind the ExchangePort interface, with no HTTP. The engine drives time with
 // its (virtual) clock and feeds market data with applyPoll; a strategy that would exceed the live
-// weight limits meets RateLimitedError here too. Replies go through the same wire shapes, schemas
-// and mappers as the HTTP client, so both ports answer alike; order-level refusals (business,
-// parameter, not found) come back as `rejected` outcomes exactly as WeexClient returns them.
+// weight limits meets RateLimitedError here too. Both ports answer alike: requests meet the venue's own
+// checks (the HTTP server's), and replies go through the HTTP client's wire shapes, schemas and
+// mappers, except on the calls a backtest makes most. Placements hand the venue its requests, and
+// history and fills reads take its records as core reports, without the text in between
+// (./requests.ts, ./reports.ts; property tests hold both paths to the same requests, refusals and
+// reports). Order-level refusals (business, parameter, not found) come back as `rejected` outcomes
+// exactly as WeexClient returns them.
 import type { Clock } from '../../core/clock.ts';
 import { combineFootprints, type Footprint } from '../../core/footprint.ts';
 import {
@@ -30,7 +34,6 @@ import type {
   PlaceOutcome,
   PlanPage,
 } from '../../core/reports.ts';
-import type { z } from 'zod';
 import type {
   CancelPlanRequest,
   CancelRequest,
@@ -47,8 +50,6 @@ import {
   cancelOutcomeFromWire,
   contractFromWire,
   currentPlanPageFromWire,
-  fillFromWire,
-  orderReportFromWire,
   placeEntryToWire,
   planEntryToWire,
   planReportFromWire,
@@ -59,10 +60,6 @@ import {
   batchOrdersReplySchema,
   cancelOrderReplySchema,
   contractsSchema,
-  fillSchema,
-  fillsReplySchema,
-  historyRowSchema,
-  historySchema,
   cancelPlanReplySchema,
   currentPlanReplySchema,
   placeOrderReplySchema,
@@ -70,13 +67,18 @@ import {
   planOrderReplySchema,
 } from '../weex/schemas.ts';
 import { classifyVenueCode } from '../weex/venue-errors.ts';
-import { FaultInjector, NO_FAULTS, type FaultProfile } from './faults.ts';
+import { FaultInjector, NO_FAULTS, type FaultProfile, type RequestFaults } from './faults.ts';
 import { MatchingCore, type MatchingConfig } from './matching.ts';
+import type { SimFill, SimOrder } from './model.ts';
+import { batchInputOf, placeInputOf, type Parsed, type QueryParams } from './params.ts';
+import { requestOfEntry, requestsOfEntries } from './requests.ts';
+import { fillReportOf, orderReportOf } from './reports.ts';
 import { DEFAULT_SIM_RETENTION_MS } from './retention.ts';
 import type { SimStatsSnapshot } from './stats.ts';
 import { httpStatusOf, type VenueReject } from './venue-errors.ts';
 import type { PlanRowStyle } from './plan-wire.ts';
-import { SimVenue, type VenueReply } from './venue.ts';
+import { SimVenue, type SimFillsPage, type VenueReply } from './venue.ts';
+import type { WireBatchReplyOut, WirePlaceReplyOut } from './wire.ts';
 import { WeightLimiter, type WeightLimits } from './weights.ts';
 
 /** `retentionMs` defaults to DEFAULT_SIM_RETENTION_MS here (Infinity keeps everything). */
@@ -93,20 +95,40 @@ export interface SimPortOptions extends MatchingConfig {
 
 /** A tickers reply whose body the caller reads from the core instead (`tickers(only)`). */
 const UNREAD_TICKERS: VenueReply = { ok: true, body: undefined };
+const unreadTickers = (): VenueReply => UNREAD_TICKERS;
 
 /** The caller's "IP" in the weight windows. */
 const LOCAL_IP = 'in-process';
 
 type Query = readonly (readonly [string, string | number | undefined])[];
 
+/** No query parameters. */
+const NO_PARAMS: QueryParams = new Map();
+
 function tickersFromBody(body: unknown): readonly Ticker[] {
   return (body as readonly WireTicker[]).map(tickerFromWire);
 }
 
-function queryText(pairs: Query): string {
-  const usp = new URLSearchParams();
-  for (const [k, v] of pairs) if (v !== undefined) usp.append(k, String(v));
-  return usp.toString();
+/**
+ * The query's parameters as the venue reads them from an URL (`queryParams` of the encoded text: the
+ * first value of each name, empty values absent), without writing the text and parsing it back.
+ */
+function paramsOf(pairs: Query): QueryParams {
+  const m = new Map<string, string>();
+  for (const [k, v] of pairs) {
+    if (v === undefined) continue;
+    const text = String(v);
+    if (text !== '' && !m.has(k)) m.set(k, text);
+  }
+  return m;
+}
+
+/**
+ * An operation's answer handed to the port as it is (records, not wire rows): `body` is whatever the
+ * operation returned, read by the caller's `onOk`.
+ */
+function okBody<T>(r: Parsed<T>): VenueReply {
+  return r.ok ? { ok: true, body: r.value } : { ok: false, reject: r.reject };
 }
 
 export class SimPort implements ExchangePort {
@@ -114,9 +136,10 @@ export class SimPort implements ExchangePort {
   readonly venue: SimVenue;
   readonly #clock: Clock;
   readonly #faultFree: boolean;
-  /** Decoded rows by the venue's row object (SimVenue gives one object per order revision, per fill). */
-  readonly #reports = new WeakMap<object, OrderReport>();
-  readonly #fills = new WeakMap<object, FillReport>();
+  /** Reports by order revision and by fill (the venue's records are immutable). */
+  readonly #reports = new WeakMap<SimOrder, OrderReport>();
+  readonly #fills = new WeakMap<SimFill, FillReport>();
+  readonly #known = (s: string): boolean => this.core.isKnownSymbol(s);
 
   /** True when no fault is configured: every answer is repeatable. */
   get faultFree(): boolean {
@@ -235,11 +258,13 @@ export class SimPort implements ExchangePort {
   // ExchangePort
 
   serverTime(): Promise<number> {
-    return this.#run('time', '', undefined, (body) => (body as { timestamp: number }).timestamp);
+    return this.#run('time', NO_PARAMS, undefined, (body) => (body as { timestamp: number }).timestamp);
   }
 
   contracts(): Promise<readonly ContractSpec[]> {
-    return this.#run('contracts', '', undefined, (body) => contractsSchema.parse(body).map(contractFromWire));
+    return this.#run('contracts', NO_PARAMS, undefined, (body) =>
+      contractsSchema.parse(body).map(contractFromWire),
+    );
   }
 
   /**
@@ -248,16 +273,16 @@ export class SimPort implements ExchangePort {
    * symbols its strategies trade, as a live run's does: src/runner/ticker-feed.ts).
    */
   tickers(only?: ReadonlySet<string>): Promise<readonly Ticker[]> {
-    if (only === undefined) return this.#run('tickers', '', undefined, tickersFromBody);
+    if (only === undefined) return this.#run('tickers', NO_PARAMS, undefined, tickersFromBody);
     // The venue's reply is the core's snapshot (SimVenue.tickers): read from the core for `only`,
     // without making the reply's body (every ticker object of a recording line).
     return this.#run(
       'tickers',
-      '',
+      NO_PARAMS,
       undefined,
       () => this.core.tickerViewsOf(only),
       undefined,
-      UNREAD_TICKERS,
+      unreadTickers,
     );
   }
 
@@ -273,32 +298,75 @@ export class SimPort implements ExchangePort {
   }
 
   placeOrder(symbol: SymbolId, entry: PlaceEntry): Promise<PlaceOutcome> {
+    const rejected = (r: VenueReject): PlaceOutcome => ({
+      clientOid: entry.clientOid,
+      outcome: 'rejected',
+      code: r.code,
+      message: r.msg,
+    });
+    const request = requestOfEntry(entry);
+    if (request === undefined) {
+      return this.#run<PlaceOutcome>(
+        'placeOrder',
+        NO_PARAMS,
+        { symbol, ...placeEntryToWire(entry) },
+        (body) => ({
+          clientOid: entry.clientOid,
+          outcome: 'accepted',
+          orderId: toOrderId(placeOrderReplySchema.parse(body).order_id),
+        }),
+        rejected,
+      );
+    }
+    // The body the venue would parse, already made; its reply is the venue's own object.
     return this.#run<PlaceOutcome>(
       'placeOrder',
-      '',
-      { symbol, ...placeEntryToWire(entry) },
+      NO_PARAMS,
+      undefined,
       (body) => ({
         clientOid: entry.clientOid,
         outcome: 'accepted',
-        orderId: toOrderId(placeOrderReplySchema.parse(body).order_id),
+        orderId: toOrderId((body as WirePlaceReplyOut).order_id),
       }),
-      (r) => ({ clientOid: entry.clientOid, outcome: 'rejected', code: r.code, message: r.msg }),
+      rejected,
+      () => {
+        const input = placeInputOf(symbol, request, this.#known);
+        return input.ok ? this.venue.placeOne(input.value) : { ok: false, reject: input.reject };
+      },
     );
   }
 
   placeBatch(symbol: SymbolId, entries: readonly PlaceEntry[]): Promise<readonly PlaceOutcome[]> {
+    const rejected = (r: VenueReject): readonly PlaceOutcome[] =>
+      entries.map((e) => ({
+        clientOid: e.clientOid,
+        outcome: 'rejected' as const,
+        code: r.code,
+        message: r.msg,
+      }));
+    const requests = requestsOfEntries(entries);
+    if (requests === undefined) {
+      return this.#run<readonly PlaceOutcome[]>(
+        'batchOrders',
+        NO_PARAMS,
+        { symbol, orderDataList: entries.map(placeEntryToWire) },
+        (body) => batchOutcomesFromWire(batchOrdersReplySchema.parse(body), entries),
+        rejected,
+      );
+    }
+    // The body the venue would parse, already made; its reply is the venue's own object.
     return this.#run<readonly PlaceOutcome[]>(
       'batchOrders',
-      '',
-      { symbol, orderDataList: entries.map(placeEntryToWire) },
-      (body) => batchOutcomesFromWire(batchOrdersReplySchema.parse(body), entries),
-      (r) =>
-        entries.map((e) => ({
-          clientOid: e.clientOid,
-          outcome: 'rejected' as const,
-          code: r.code,
-          message: r.msg,
-        })),
+      NO_PARAMS,
+      undefined,
+      (body) => batchOutcomesFromWire(body as WireBatchReplyOut, entries),
+      rejected,
+      () => {
+        const input = batchInputOf(symbol, requests, this.#known);
+        return input.ok
+          ? { ok: true, body: this.venue.placeBatch(input.value) }
+          : { ok: false, reject: input.reject };
+      },
     );
   }
 
@@ -306,7 +374,7 @@ export class SimPort implements ExchangePort {
     const body = cancelBody(req);
     return this.#run<CancelOutcome>(
       'cancelOrder',
-      '',
+      NO_PARAMS,
       body,
       (b) => cancelOutcomeFromWire(cancelOrderReplySchema.parse(b)),
       (r) => refusedCancel(req, r.code, r.msg),
@@ -314,85 +382,72 @@ export class SimPort implements ExchangePort {
   }
 
   fills(q: FillsQuery): Promise<FillPage> {
-    const query = queryText([
+    const params = paramsOf([
       ['symbol', q.symbol],
       ['orderId', q.orderId],
       ['startTime', q.startTime],
       ['endTime', q.endTime],
       ['limit', q.limit],
     ]);
-    return this.#run('fills', query, undefined, (body) => this.#fillPage(body));
+    return this.#run(
+      'fills',
+      params,
+      undefined,
+      (body) => {
+        const page = body as SimFillsPage;
+        return {
+          fills: page.rows.map((f) => this.#fillReport(f)),
+          nextFlag: page.nextFlag,
+          totals: page.totals,
+        };
+      },
+      undefined,
+      (rf) => okBody(this.venue.fillsPage(params, rf)),
+    );
   }
 
   history(q: HistoryQuery): Promise<readonly OrderReport[]> {
-    const query = queryText([
+    const params = paramsOf([
       ['symbol', q.symbol],
       ['pageSize', q.pageSize],
       ['createDate', q.createDate],
     ]);
-    return this.#run('history', query, undefined, (body) => this.#historyReports(body));
+    return this.#run(
+      'history',
+      params,
+      undefined,
+      (body) => (body as readonly SimOrder[]).map((o) => this.#orderReport(o)),
+      undefined,
+      (rf) => okBody(this.venue.historyOrders(params, rf)),
+    );
   }
 
   /**
-   * A fills reply decoded as the HTTP client decodes it, each row once (as #historyReports): the
-   * envelope goes through the reply schema without its rows (the same branch of it, so the same
-   * `nextFlag` and `totals`), the rows through the row schema. Anything else is parsed whole.
+   * An order revision's report, made once: a revision is immutable (MatchingCore saves a new object
+   * per change), so the history window re-reading the same recent orders round after round gets the
+   * same report objects.
    */
-  #fillPage(body: unknown): FillPage {
-    const rows = typeof body === 'object' && body !== null && !Array.isArray(body) ? body : undefined;
-    const list = rows !== undefined && 'list' in rows ? rows.list : undefined;
-    const fills = Array.isArray(list)
-      ? this.#decodedRows(list, this.#fills, fillSchema, fillFromWire)
-      : undefined;
-    const page = fillsReplySchema.parse(fills !== undefined ? { ...rows, list: [] } : body);
-    return {
-      fills: fills ?? page.list.map(fillFromWire),
-      nextFlag: page.nextFlag,
-      ...(page.totals !== undefined ? { totals: page.totals } : {}),
-    };
-  }
-
-  /**
-   * A history reply decoded as the HTTP client decodes it (schema, then mapper), each row once: a row
-   * object seen before is the same order revision, so its report is the one decoded then (reports are
-   * immutable). A reply the row schema refuses is parsed whole, for the same error as before.
-   */
-  #historyReports(body: unknown): readonly OrderReport[] {
-    const reports = Array.isArray(body)
-      ? this.#decodedRows(body, this.#reports, historyRowSchema, orderReportFromWire)
-      : undefined;
-    return reports ?? historySchema.parse(body).map(orderReportFromWire);
-  }
-
-  /**
-   * `rows` decoded by `schema` then `map`, each row object once (`memo`); undefined when the schema
-   * refuses one (the caller then parses the reply whole, for the error it always gave).
-   */
-  #decodedRows<W, T>(
-    rows: readonly unknown[],
-    memo: WeakMap<object, T>,
-    schema: z.ZodType<W>,
-    map: (w: W) => T,
-  ): T[] | undefined {
-    const out: T[] = [];
-    for (const row of rows) {
-      const key = typeof row === 'object' && row !== null ? row : undefined;
-      const known = key !== undefined ? memo.get(key) : undefined;
-      if (known !== undefined) {
-        out.push(known);
-        continue;
-      }
-      const parsed = schema.safeParse(row);
-      if (!parsed.success) return undefined;
-      const value = map(parsed.data);
-      if (key !== undefined) memo.set(key, value);
-      out.push(value);
+  #orderReport(o: SimOrder): OrderReport {
+    let r = this.#reports.get(o);
+    if (r === undefined) {
+      r = orderReportOf(o, this.core.contracts);
+      this.#reports.set(o, r);
     }
-    return out;
+    return r;
+  }
+
+  /** A fill's report, made once (a fill never changes). */
+  #fillReport(f: SimFill): FillReport {
+    let r = this.#fills.get(f);
+    if (r === undefined) {
+      r = fillReportOf(f);
+      this.#fills.set(f, r);
+    }
+    return r;
   }
 
   planHistory(q: PlanHistoryQuery): Promise<PlanPage> {
-    const query = queryText([
+    const query = paramsOf([
       ['symbol', q.symbol],
       ['startTime', q.startTime],
       ['endTime', q.endTime],
@@ -408,7 +463,7 @@ export class SimPort implements ExchangePort {
   placePlan(symbol: SymbolId, entry: PlanEntry): Promise<PlaceOutcome> {
     return this.#run<PlaceOutcome>(
       'planOrder',
-      '',
+      NO_PARAMS,
       planEntryToWire(symbol, entry),
       (body) => ({
         clientOid: entry.clientOid,
@@ -423,7 +478,7 @@ export class SimPort implements ExchangePort {
     const body = cancelBody(req);
     return this.#run<CancelOutcome>(
       'cancelPlan',
-      '',
+      NO_PARAMS,
       body,
       (b) => cancelOutcomeFromWire(cancelPlanReplySchema.parse(b)),
       (r) => refusedCancel(req, r.code, r.msg),
@@ -431,7 +486,7 @@ export class SimPort implements ExchangePort {
   }
 
   currentPlans(q: CurrentPlanQuery): Promise<PlanPage> {
-    const query = queryText([
+    const query = paramsOf([
       ['symbol', q.symbol],
       ['page', q.page],
       ['limit', q.limit],
@@ -450,24 +505,24 @@ export class SimPort implements ExchangePort {
    */
   #run<T>(
     endpoint: EndpointId,
-    query: string,
+    query: QueryParams,
     body: unknown,
     onOk: (body: unknown) => T,
     onReject?: (r: VenueReject) => T,
-    known?: VenueReply,
+    operate?: (rf: RequestFaults) => VenueReply,
   ): Promise<T> {
     // A throw inside the executor becomes a rejection, like a failed request.
-    return new Promise<T>((resolve) => resolve(this.#exec(endpoint, query, body, onOk, onReject, known)));
+    return new Promise<T>((resolve) => resolve(this.#exec(endpoint, query, body, onOk, onReject, operate)));
   }
 
   #exec<T>(
     endpoint: EndpointId,
-    query: string,
+    query: QueryParams,
     body: unknown,
     onOk: (body: unknown) => T,
     onReject: ((r: VenueReject) => T) | undefined,
-    /** The operation's reply when it is known without running it (it changes nothing). */
-    known?: VenueReply,
+    /** The operation, when not the venue's routed one (its answer as records, or known without running it). */
+    operate?: (rf: RequestFaults) => VenueReply,
   ): T {
     const venue = this.venue;
     const rf = venue.begin(endpoint);
@@ -500,7 +555,7 @@ export class SimPort implements ExchangePort {
         admitted.retryAfterMs,
       );
     }
-    const reply = known ?? venue.dispatch(endpoint, query, body, rf, now);
+    const reply = operate !== undefined ? operate(rf) : venue.dispatch(endpoint, query, body, rf, now);
     if (rf.serverError?.afterProcessing) {
       venue.faults.count('serverError');
       throw new OutcomeUnknownError(

@@ -14,7 +14,9 @@ import {
   parseHistoryQuery,
   parsePlaceOrderBody,
   parsePlanQuery,
-  queryParams,
+  type BatchInput,
+  type Parsed,
+  type PlaceOrderInput,
   type QueryParams,
 } from './params.ts';
 import { parseCancelPlanBody, parseCurrentPlanQuery, parsePlanOrderBody } from './plan-params.ts';
@@ -32,10 +34,20 @@ import {
   placeReplyToWire,
   timeToWire,
   type WireBatchEntryOut,
+  type WireBatchReplyOut,
 } from './wire.ts';
 
 export type VenueReply =
   { readonly ok: true; readonly body: unknown } | { readonly ok: false; readonly reject: VenueReject };
+
+/** A fills query's answer before its rows become wire rows (SimVenue.fillsPage). */
+export interface SimFillsPage {
+  /** Newest first, at most the query's limit (a duplicated-rows fault may add one). */
+  readonly rows: readonly SimFill[];
+  readonly nextFlag: boolean;
+  /** Every fill matching the query. */
+  readonly totals: number;
+}
 
 export interface VenueOptions {
   readonly core: MatchingCore;
@@ -149,21 +161,27 @@ export class SimVenue {
 
   placeOrder(body: unknown): VenueReply {
     const p = parsePlaceOrderBody(body, this.#known);
-    if (!p.ok) return noReply(p.reject);
-    const r = this.core.place(this.core.now, p.value.symbol, p.value.request);
+    return p.ok ? this.placeOne(p.value) : noReply(p.reject);
+  }
+
+  /** A checked placement (a parsed body, or the in-process port's request: params.ts placeInputOf). */
+  placeOne(input: PlaceOrderInput): VenueReply {
+    const r = this.core.place(this.core.now, input.symbol, input.request);
     return r.ok ? okReply(placeReplyToWire(r.order)) : noReply(r.reject);
   }
 
   /** Entries succeed or fail one by one; the top-level `result` is true when every entry succeeded. */
   batchOrders(body: unknown): VenueReply {
     const p = parseBatchOrdersBody(body, this.#known);
-    if (!p.ok) return noReply(p.reject);
-    const info: WireBatchEntryOut[] = p.value.entries.map((e) =>
-      e.ok
-        ? batchEntryToWire(this.core.place(this.core.now, p.value.symbol, e.request))
-        : batchEntryToWire(e),
+    return p.ok ? okReply(this.placeBatch(p.value)) : noReply(p.reject);
+  }
+
+  /** A checked batch (a parsed body, or the in-process port's requests: params.ts batchInputOf). */
+  placeBatch(input: BatchInput): WireBatchReplyOut {
+    const info: WireBatchEntryOut[] = input.entries.map((e) =>
+      e.ok ? batchEntryToWire(this.core.place(this.core.now, input.symbol, e.request)) : batchEntryToWire(e),
     );
-    return okReply({ order_info: info, result: info.every((i) => i.result) });
+    return { order_info: info, result: info.every((i) => i.result) };
   }
 
   cancelOrder(body: unknown): VenueReply {
@@ -178,8 +196,20 @@ export class SimVenue {
 
   /** `{list,nextFlag,totals}`, newest first; `totals` counts every match, `list` the first `limit`. */
   fills(q: QueryParams, rf: RequestFaults): VenueReply {
+    const page = this.fillsPage(q, rf);
+    if (!page.ok) return noReply(page.reject);
+    const { rows, nextFlag, totals } = page.value;
+    return okReply({ list: rows.map((x) => this.#fillRow(x)), nextFlag, totals });
+  }
+
+  /**
+   * What a fills query answers, before its rows become wire rows (`fills`; the in-process port maps
+   * them to core reports directly, ./reports.ts): the first `limit` matches newest first, with the
+   * read-side faults (late fills, duplicated rows), whether more match, and how many do.
+   */
+  fillsPage(q: QueryParams, rf: RequestFaults): Parsed<SimFillsPage> {
     const p = parseFillsQuery(q, this.#known);
-    if (!p.ok) return noReply(p.reject);
+    if (!p.ok) return p;
     const f = p.value;
     const now = this.core.now;
     // The window, by binary search (fills are in time order); forgotten fills are not served.
@@ -192,15 +222,25 @@ export class SimVenue {
       )
       .filter((x) => this.faults.fillVisible(x.tradeId, x.createdTime, now))
       .sort(newestFirstFills);
-    const list = this.#maybeDuplicate(matching.slice(0, f.limit), rf).map((x) => this.#fillRow(x));
-    return okReply({ list, nextFlag: matching.length > f.limit, totals: matching.length });
+    const rows = this.#maybeDuplicate(matching.slice(0, f.limit), rf);
+    return { ok: true, value: { rows, nextFlag: matching.length > f.limit, totals: matching.length } };
   }
 
   /** Bare array of every order of the account (any status), newest first. */
   history(q: QueryParams, rf: RequestFaults): VenueReply {
+    const rows = this.historyOrders(q, rf);
+    return rows.ok ? okReply(rows.value.map((o) => this.#historyRow(o))) : noReply(rows.reject);
+  }
+
+  /**
+   * The order revisions a history query answers, before they become wire rows (`history`; the
+   * in-process port maps them to core reports directly, ./reports.ts), with the read-side faults
+   * (stale history, duplicated rows).
+   */
+  historyOrders(q: QueryParams, rf: RequestFaults): Parsed<readonly SimOrder[]> {
     const now = this.core.now;
     const p = parseHistoryQuery(q, this.#known, now);
-    if (!p.ok) return noReply(p.reject);
+    if (!p.ok) return p;
     const f = p.value;
     let rows: readonly SimOrder[];
     if (rf.staleLagMs !== undefined) {
@@ -218,7 +258,7 @@ export class SimVenue {
       // From the index: the same page, without reading every order of the run.
       rows = this.core.newestOrders(f.symbol, f.since, f.pageSize);
     }
-    return okReply(this.#maybeDuplicate(rows, rf).map((o) => this.#historyRow(o)));
+    return { ok: true, value: this.#maybeDuplicate(rows, rf) };
   }
 
   /** A fill's row, made once (a fill never changes): the port reuses its decoding (see #historyRow). */
@@ -363,15 +403,17 @@ export class SimVenue {
     return [...rows.slice(0, i + 1), row, ...rows.slice(i + 1)];
   }
 
-  /** Runs the operation of a routed request. `serverNow` is the server clock (market/time). */
+  /**
+   * Runs the operation of a routed request. `serverNow` is the server clock (market/time); `q` the
+   * query's parameters (`queryParams` of an URL's query text).
+   */
   dispatch(
     endpoint: EndpointId,
-    query: string,
+    q: QueryParams,
     body: unknown,
     rf: RequestFaults,
     serverNow: number,
   ): VenueReply {
-    const q = queryParams(query);
     switch (endpoint) {
       case 'time':
         return this.time(serverNow);

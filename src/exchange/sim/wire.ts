@@ -112,7 +112,13 @@ export function fillToWire(f: SimFill, idsAsNumbers: boolean): WireFillOut {
   };
 }
 
-export function placeReplyToWire(o: SimOrder): { client_oid: string; order_id: string } {
+/** placeOrder's reply. */
+export interface WirePlaceReplyOut {
+  readonly client_oid: string;
+  readonly order_id: string;
+}
+
+export function placeReplyToWire(o: SimOrder): WirePlaceReplyOut {
   return { client_oid: o.clientOid, order_id: o.orderId };
 }
 
@@ -122,6 +128,12 @@ export interface WireBatchEntryOut {
   readonly result: boolean;
   readonly error_code: string;
   readonly error_message: string;
+}
+
+/** batchOrders' reply: an entry per order, in the request's order. */
+export interface WireBatchReplyOut {
+  readonly order_info: readonly WireBatchEntryOut[];
+  readonly result: boolean;
 }
 
 export function batchEntryToWire(

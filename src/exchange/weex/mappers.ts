@@ -130,7 +130,10 @@ export function placeEntryFromWire(w: WirePlaceEntry): PlaceEntry {
   };
 }
 
-export function batchOutcomesFromWire(reply: WireBatchReply, sent: readonly PlaceEntry[]): PlaceOutcome[] {
+export function batchOutcomesFromWire(
+  reply: { readonly order_info: readonly WireBatchReply['order_info'][number][] },
+  sent: readonly PlaceEntry[],
+): PlaceOutcome[] {
   // Entries are matched by client_oid when echoed, else by position (the documented order).
   const byOid = new Map(reply.order_info.filter((r) => r.client_oid).map((r) => [r.client_oid as string, r]));
   return sent.map((entry, i) => {

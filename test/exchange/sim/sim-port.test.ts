@@ -4,6 +4,7 @@ import { dec } from '../../../src/core/decimal.ts';
 import { OutcomeUnknownError, RateLimitedError } from '../../../src/core/errors.ts';
 import { clientOid, orderId, symbolId } from '../../../src/core/ids.ts';
 import { NO_REQUEST_FAULTS } from '../../../src/exchange/sim/faults.ts';
+import { queryParams } from '../../../src/exchange/sim/params.ts';
 import { SimPort } from '../../../src/exchange/sim/sim-port.ts';
 import { fillFromWire, orderReportFromWire } from '../../../src/exchange/weex/mappers.ts';
 import { fillsReplySchema, historySchema } from '../../../src/exchange/weex/schemas.ts';
@@ -185,11 +186,11 @@ describe('SimPort: the backtest round shortcut', () => {
     expect(faulty.chargeUnsent(['fills'])).toBe(false);
   });
 
-  it('decodes a history or fills row once per order revision or fill, as a whole reply decodes it', async () => {
+  it('makes a history or fills report once per order revision or fill, as the HTTP client decodes the reply', async () => {
     const { p, step } = port();
     // What the HTTP client makes of the venue's reply, decoded afresh.
     const bodyOf = (endpoint: 'history' | 'fills', query: string): unknown => {
-      const reply = p.venue.dispatch(endpoint, query, undefined, NO_REQUEST_FAULTS, 0);
+      const reply = p.venue.dispatch(endpoint, queryParams(query), undefined, NO_REQUEST_FAULTS, 0);
       return reply.ok ? reply.body : undefined;
     };
     const fresh = {
