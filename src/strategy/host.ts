@@ -14,6 +14,7 @@ import {
   NEVER,
   Observable,
   of,
+  Subscription,
   throwError,
 } from 'rxjs';
 import type { Clock } from '../core/clock.ts';
@@ -116,60 +117,72 @@ function outputs(hook: HookName, out: IntentOutput): readonly unknown[] {
   return [out];
 }
 
-/** One hook call, named for the error it may throw. */
-interface HookCall {
-  readonly hook: HookName;
-  readonly call: () => IntentOutput;
-}
-
-function invoke({ hook, call }: HookCall): readonly unknown[] {
+/** One hook call's intents; a throw becomes the HookFailure naming the hook. */
+function invoke<T>(hook: HookName, call: (input: T) => IntentOutput, input: T): readonly unknown[] {
   let out: IntentOutput;
   try {
-    out = call();
+    out = call(input);
   } catch (e) {
     throw new HookFailure(hook, e);
   }
   return outputs(hook, out);
 }
 
-/** Hook style as a stream: each hook call's return value becomes zero or more raw intents. */
-function hookStream(instance: HookStrategyInstance, inputs: StrategyInputs): Observable<unknown> {
-  const calls: Observable<HookCall>[] = [];
-  if (instance.onTicker)
-    calls.push(inputs.tickers$.pipe(map((t) => ({ hook: 'onTicker', call: () => instance.onTicker?.(t) }))));
-  if (instance.onOrderUpdate)
-    calls.push(
-      inputs.orders$.pipe(map((o) => ({ hook: 'onOrderUpdate', call: () => instance.onOrderUpdate?.(o) }))),
-    );
-  if (instance.onFill)
-    calls.push(inputs.fills$.pipe(map((f) => ({ hook: 'onFill', call: () => instance.onFill?.(f) }))));
-  if (instance.onTimer)
-    calls.push(inputs.timer$.pipe(map((now) => ({ hook: 'onTimer', call: () => instance.onTimer?.(now) }))));
-  if (calls.length === 0) return EMPTY;
-  return merge(...calls).pipe(flatInvoke);
+/** A hook and the input stream that calls it. */
+interface HookFeed<T> {
+  readonly hook: HookName;
+  readonly input$: Observable<T>;
+  readonly call: (input: T) => IntentOutput;
 }
 
+const feed = <T>(
+  hook: HookName,
+  input$: Observable<T>,
+  call: (input: T) => IntentOutput,
+): HookFeed<unknown> => ({ hook, input$, call }) as HookFeed<unknown>;
+
 /**
- * Each hook call's intents, emitted in order, synchronously: what `mergeMap((c) => from(invoke(c)))`
- * emits (a failing call errors the stream), without an inner subscription per call (per ticker).
+ * Hook style as a stream: each hook call's return value becomes zero or more raw intents, emitted in
+ * order, synchronously. What `merge` of the inputs, each mapped to its hook's call and flattened,
+ * emits (a failing call errors the stream and unsubscribes every input; it completes when every
+ * input has), without an object, a closure or an operator per input value: a quiet poll's ticker
+ * goes from the strategy's filtered input straight into its hook.
  */
-function flatInvoke(calls$: Observable<HookCall>): Observable<unknown> {
-  return new Observable<unknown>((subscriber) =>
-    calls$.subscribe({
-      next: (c) => {
-        let out: readonly unknown[];
-        try {
-          out = invoke(c);
-        } catch (e) {
-          subscriber.error(e);
-          return;
-        }
-        for (const value of out) subscriber.next(value);
-      },
-      error: (e: unknown) => subscriber.error(e),
-      complete: () => subscriber.complete(),
-    }),
-  );
+function hookStream(instance: HookStrategyInstance, inputs: StrategyInputs): Observable<unknown> {
+  const feeds: HookFeed<unknown>[] = [];
+  // Hooks are called as methods of the instance (`this` is the instance).
+  if (instance.onTicker) feeds.push(feed('onTicker', inputs.tickers$, (t: Ticker) => instance.onTicker?.(t)));
+  if (instance.onOrderUpdate)
+    feeds.push(feed('onOrderUpdate', inputs.orders$, (o: Order) => instance.onOrderUpdate?.(o)));
+  if (instance.onFill) feeds.push(feed('onFill', inputs.fills$, (f: StrategyFill) => instance.onFill?.(f)));
+  if (instance.onTimer) feeds.push(feed('onTimer', inputs.timer$, (now: number) => instance.onTimer?.(now)));
+  if (feeds.length === 0) return EMPTY;
+  return new Observable<unknown>((subscriber) => {
+    const subscriptions = new Subscription();
+    let open = feeds.length;
+    for (const f of feeds) {
+      if (subscriber.closed) break;
+      subscriptions.add(
+        f.input$.subscribe({
+          next: (input) => {
+            let out: readonly unknown[];
+            try {
+              out = invoke(f.hook, f.call, input);
+            } catch (e) {
+              subscriber.error(e);
+              return;
+            }
+            for (const value of out) subscriber.next(value);
+          },
+          error: (e: unknown) => subscriber.error(e),
+          complete: () => {
+            if (--open === 0) subscriber.complete();
+          },
+        }),
+      );
+    }
+    return subscriptions;
+  });
 }
 
 /** One strategy's isolated stream: intents, then at most one StrategyDisabled, then completion. */

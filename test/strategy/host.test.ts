@@ -171,6 +171,93 @@ describe('strategy host isolation', () => {
     });
   });
 
+  it('calls every hook as a method of its instance, in input order, and stops them all at a throw', () => {
+    const ts = newScheduler();
+    ts.run(({ hot }) => {
+      const order = { strategy: A, clientOid: 'o1' } as unknown as Order;
+      const fill = { strategy: A, clientOid: 'o1' } as unknown as StrategyFill;
+      const tickers$ = hot('-a---b-----c-|', {
+        a: makeTicker(BTC, '1'),
+        b: makeTicker(BTC, '2'),
+        c: makeTicker(BTC, '3'),
+      });
+      const orders$ = hot<Order>('--o-----o----', { o: order });
+      const fills$ = hot<StrategyFill>('---f---------', { f: fill });
+      const clock$ = hot('a---b---c-----', { a: 0, b: 10, c: 20 });
+      const calls: string[] = [];
+      // A class instance: each hook reads and writes `this` (hooks are called as its methods).
+      class Counting {
+        readonly timerIntervalMs = 10;
+        seen = 0;
+        onTicker(t: Ticker) {
+          calls.push(`ticker ${t.last.toFixed()} after ${this.seen}`);
+          this.seen++;
+          return [placeAt(t.last.toFixed()), placeAt('9')];
+        }
+        onOrderUpdate() {
+          calls.push(`order after ${this.seen}`);
+          this.seen++;
+          if (this.seen === 6) throw new Error('second order update');
+        }
+        onFill() {
+          calls.push(`fill after ${this.seen}`);
+          this.seen++;
+          return [];
+        }
+        onTimer(now: number) {
+          calls.push(`timer ${now} after ${this.seen}`);
+          this.seen++;
+          return placeAt(String(now));
+        }
+      }
+      const hosted: HostedStrategy = { id: A, symbols: [BTC], instance: new Counting() };
+      const out$ = hostStrategies([hosted], { tickers$, orders$, fills$, clock$ }, { now: () => ts.now() });
+      const seen: string[] = [];
+      let completedAt: number | undefined;
+      out$.subscribe({
+        next: (o) =>
+          seen.push(
+            `${ts.now()} ${o.kind === 'StrategyDisabled' ? 'off' : o.intent.kind === 'place' ? o.intent.price?.toFixed() : '?'}`,
+          ),
+        complete: () => (completedAt = ts.now()),
+      });
+      ts.flush();
+      expect(seen).toEqual(['1 1', '1 9', '4 10', '5 2', '5 9', '8 off']);
+      expect(completedAt).toBe(8);
+      // After the throw no hook runs again: the ticker at 11 reaches nobody.
+      expect(calls).toEqual([
+        'ticker 1 after 0',
+        'order after 1',
+        'fill after 2',
+        'timer 10 after 3',
+        'ticker 2 after 4',
+        'order after 5',
+      ]);
+    });
+  });
+
+  it('completes a hook strategy once every input it listens to has completed', () => {
+    const ts = newScheduler();
+    ts.run(({ cold, expectObservable }) => {
+      const hosted: HostedStrategy = {
+        id: A,
+        symbols: [BTC],
+        instance: { onTicker: (t) => placeAt(t.last.toFixed()), onFill: () => [] },
+      };
+      const out$ = hostStrategies(
+        [hosted],
+        {
+          tickers$: cold('-a-|', { a: makeTicker(BTC, '1') }),
+          orders$: NEVER,
+          fills$: cold<StrategyFill>('-----|'),
+          clock$: NEVER,
+        },
+        { now: () => ts.now() },
+      );
+      expectObservable(out$.pipe(map(() => 'p'))).toBe('-p---|');
+    });
+  });
+
   it('timerFromPulses never fires without an interval', () => {
     const ts = newScheduler();
     ts.run(({ hot, expectObservable }) => {
