@@ -116,12 +116,27 @@ export interface PositionUpdate {
 
 /** Applies one fill; returns a new book (the old one is untouched). */
 export function applyFill(book: PositionBook, pf: PositionFill): PositionUpdate {
+  const moved = movedPosition(book, pf);
+  if (moved.skipped !== undefined) return { book, realizedPnl: ZERO, skipped: moved.skipped };
+  const out = new Map(book);
+  out.set(moved.key, moved.next);
+  return { book: out, realizedPnl: moved.realizedPnl };
+}
+
+/** What one fill makes of its leg: the leg's key and new position, or why the fill was skipped. */
+export type MovedPosition =
+  | { readonly key: string; readonly next: Position; readonly realizedPnl: Dec; readonly skipped?: undefined }
+  | { readonly skipped: string };
+
+/**
+ * The position one fill leaves on its leg (the book is only read): `applyFill` without the new
+ * book, for a holder that keeps one book and replaces the leg in place (engine/portfolio.ts).
+ */
+export function movedPosition(book: PositionBook, pf: PositionFill): MovedPosition {
   const { fill } = pf;
   const effect = fillEffect(fill, pf.orderSide);
   if (effect === undefined) {
     return {
-      book,
-      realizedPnl: ZERO,
       skipped: `fill ${fill.tradeId}: cannot tell leg/direction from direction=${JSON.stringify(fill.direction)}, positionSide=${JSON.stringify(fill.positionSide)}, orderSide=${JSON.stringify(fill.orderSide)}`,
     };
   }
@@ -163,9 +178,7 @@ export function applyFill(book: PositionBook, pf: PositionFill): PositionUpdate 
       unmatchedCloseQty: p.unmatchedCloseQty.plus(unmatched),
     };
   }
-  const out = new Map(book);
-  out.set(key, next);
-  return { book: out, realizedPnl: realized };
+  return { key, next, realizedPnl: realized };
 }
 
 export interface BookBuild {

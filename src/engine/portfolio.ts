@@ -7,9 +7,7 @@ import type { StrategyId, SymbolId } from '../core/ids.ts';
 import type { OrderSide } from '../core/orders.ts';
 import {
   averageEntry,
-  applyFill,
-  EMPTY_BOOK,
-  fillEffect,
+  movedPosition,
   positionKey,
   summarize,
   type Position,
@@ -32,7 +30,8 @@ interface CachedSnapshot {
 }
 
 export class Portfolio {
-  #book: PositionBook = EMPTY_BOOK;
+  /** Every leg folded so far; a fill replaces its leg's object (never edits one). */
+  readonly #book = new Map<string, Position>();
   /**
    * Snapshots per strategy and symbol, reused while their legs are the same objects (the book is
    * immutable: a fill replaces the legs it touches). Strategies read their position on every ticker;
@@ -46,6 +45,7 @@ export class Portfolio {
   /** The account's closed net (realised − fees) until the next fill: the same object meanwhile. */
   #closedNet: Dec | undefined;
 
+  /** The book as it stands (a live view: the next fill replaces a leg in it). */
   get book(): PositionBook {
     return this.#book;
   }
@@ -68,22 +68,17 @@ export class Portfolio {
     strategy: StrategyId | undefined,
     side: OrderSide | undefined,
   ): string | undefined {
-    const before = this.#book;
-    const u = applyFill(before, {
+    const moved = movedPosition(this.#book, {
       fill,
       ...(strategy !== undefined ? { strategy } : {}),
       ...(side !== undefined ? { orderSide: side } : {}),
     });
-    this.#book = u.book;
     this.#version++;
-    const effect = u.skipped === undefined ? fillEffect(fill, side) : undefined;
-    if (effect !== undefined) {
-      const key = positionKey(strategy, fill.symbol, effect.leg);
-      const next = u.book.get(key);
-      if (next !== undefined) this.#account.replace(before.get(key), next);
-    }
     this.#closedNet = undefined;
-    return u.skipped;
+    if (moved.skipped !== undefined) return moved.skipped;
+    this.#account.replace(this.#book.get(moved.key), moved.next);
+    this.#book.set(moved.key, moved.next);
+    return undefined;
   }
 
   position(strategy: StrategyId, symbol: SymbolId): PositionSnapshot {
