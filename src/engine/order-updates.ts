@@ -17,6 +17,7 @@ import { LOCAL_REJECTION_CODES, type Counters } from './metrics.ts';
 import type { OpenOrders } from './open-orders.ts';
 import type { Portfolio } from './portfolio.ts';
 import type { RiskView } from './risk-view.ts';
+import { strategyFill } from './strategy-fill.ts';
 import type { Trampoline } from './trampoline.ts';
 import { storedFill } from '../store/stored-fill.ts';
 
@@ -199,10 +200,14 @@ export class OrderUpdates {
     this.#afterOrder?.(order);
   }
 
-  /** Its strategy (when hosted here) hears of the order, as a frozen copy. */
+  /**
+   * Its strategy (when hosted here) hears of the order, frozen. Orders are immutable (every change
+   * is a new object), so the order itself is frozen and handed over: a copy by spread costs ~5 µs
+   * (V8 copies objects holding epoch-ms doubles slowly) for every order change of a backtest.
+   */
   notifyOrder(order: Order): void {
     if (!this.#strategyIds.has(order.strategy)) return;
-    const frozen = Object.freeze({ ...order });
+    const frozen = Object.freeze(order);
     this.#trampoline.run(() => this.#orders.next(frozen));
   }
 
@@ -214,13 +219,7 @@ export class OrderUpdates {
     if (skipped !== undefined) this.#log.warn({ tradeId: fill.tradeId }, skipped);
     if (order !== undefined) this.#releaseProtection(order);
     if (order === undefined || !this.#strategyIds.has(order.strategy)) return;
-    const sf: StrategyFill = Object.freeze({
-      ...fill,
-      strategy: order.strategy,
-      clientOid: order.clientOid,
-      side: order.side,
-      price: fill.size.gt(0) ? fill.value.div(fill.size) : fill.value,
-    });
+    const sf = strategyFill(fill, order);
     this.#trampoline.run(() => this.#fills.next(sf));
     this.#checkDrawdown();
   }

@@ -93,6 +93,37 @@ describe('runStrategy', () => {
     expect(run.tickerAt(BTC, run.orders[0]?.createdAt ?? 0)?.last.toFixed()).toBe('64005');
   });
 
+  it('hands a strategy its order updates and fills frozen, one object per order change', async () => {
+    const seen: { orders: unknown[]; fills: unknown[] } = { orders: [], fills: [] };
+    const watching = defineStrategy({
+      name: 'watching',
+      version: '0',
+      params: z.object({}),
+      symbols: () => [BTC],
+      create: (ctx: StrategyContext) => ({
+        onTicker: (t) =>
+          t.last.toFixed().endsWith('5')
+            ? ctx.place({ symbol: BTC, side: 'open_long', size: '0.001' })
+            : undefined,
+        onOrderUpdate: (o) => {
+          seen.orders.push(o);
+        },
+        onFill: (f) => {
+          seen.fills.push(f);
+        },
+      }),
+    });
+    await runStrategy({ strategy: watching, ticks: series(['64000', '64005', '64010']) });
+    expect(seen.fills).toHaveLength(1);
+    expect(seen.orders.length).toBeGreaterThanOrEqual(2);
+    for (const x of [...seen.orders, ...seen.fills]) expect(Object.isFrozen(x)).toBe(true);
+    // Each update is its own object (an order's revisions are never edited in place).
+    expect(new Set(seen.orders).size).toBe(seen.orders.length);
+    expect(() => {
+      (seen.orders[0] as { status: string }).status = 'canceled';
+    }).toThrow(TypeError);
+  });
+
   it('is deterministic: the same inputs give the same orders, fills and events', async () => {
     const go = () => runStrategy({ strategy: buyOnFives, ticks: series(ramp('64000', '64100', 30, '5')) });
     const [a, b] = await Promise.all([go(), go()]);
