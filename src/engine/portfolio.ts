@@ -20,26 +20,14 @@ import { AccountTotals, type Marks } from './account-totals.ts';
 
 export type { Marks } from './account-totals.ts';
 
-/** The last snapshot of one strategy's symbol, with the legs it was made from. */
-interface CachedSnapshot {
-  readonly long: Position | undefined;
-  readonly short: Position | undefined;
-  readonly snapshot: PositionSnapshot;
-  /** The book's version it was last checked against. */
-  version: number;
-}
-
 export class Portfolio {
   /** Every leg folded so far; a fill replaces its leg's object (never edits one). */
   readonly #book = new Map<string, Position>();
   /**
-   * Snapshots per strategy and symbol, reused while their legs are the same objects (the book is
-   * immutable: a fill replaces the legs it touches). Strategies read their position on every ticker;
-   * the average entry price is a decimal division.
+   * Snapshots per strategy and symbol, each kept until a fill moves one of its legs. Strategies read
+   * their position on every ticker; the average entry price is a decimal division.
    */
-  readonly #snapshots = new Map<StrategyId, Map<SymbolId, CachedSnapshot>>();
-  /** Bumped by every fill folded in: a snapshot checked at this version is current without a lookup. */
-  #version = 0;
+  readonly #snapshots = new Map<StrategyId, Map<SymbolId, PositionSnapshot>>();
   /** The whole account's PnL terms, kept fill by fill (account-totals.ts). */
   readonly #account = new AccountTotals();
   /** The account's closed net (realised − fees) until the next fill: the same object meanwhile. */
@@ -73,24 +61,20 @@ export class Portfolio {
       ...(strategy !== undefined ? { strategy } : {}),
       ...(side !== undefined ? { orderSide: side } : {}),
     });
-    this.#version++;
     this.#closedNet = undefined;
     if (moved.skipped !== undefined) return moved.skipped;
     this.#account.replace(this.#book.get(moved.key), moved.next);
     this.#book.set(moved.key, moved.next);
+    if (strategy !== undefined) this.#snapshots.get(strategy)?.delete(fill.symbol);
     return undefined;
   }
 
   position(strategy: StrategyId, symbol: SymbolId): PositionSnapshot {
     let bySymbol = this.#snapshots.get(strategy);
     const cached = bySymbol?.get(symbol);
-    if (cached !== undefined && cached.version === this.#version) return cached.snapshot;
+    if (cached !== undefined) return cached;
     const long = this.#book.get(positionKey(strategy, symbol, 'long'));
     const short = this.#book.get(positionKey(strategy, symbol, 'short'));
-    if (cached !== undefined && cached.long === long && cached.short === short) {
-      cached.version = this.#version;
-      return cached.snapshot;
-    }
     const longEntry = long !== undefined ? averageEntry(long) : undefined;
     const shortEntry = short !== undefined ? averageEntry(short) : undefined;
     const snapshot: PositionSnapshot = Object.freeze({
@@ -101,8 +85,8 @@ export class Portfolio {
       ...(shortEntry !== undefined ? { shortEntryPrice: shortEntry } : {}),
     });
     if (bySymbol === undefined)
-      this.#snapshots.set(strategy, (bySymbol = new Map<SymbolId, CachedSnapshot>()));
-    bySymbol.set(symbol, { long, short, snapshot, version: this.#version });
+      this.#snapshots.set(strategy, (bySymbol = new Map<SymbolId, PositionSnapshot>()));
+    bySymbol.set(symbol, snapshot);
     return snapshot;
   }
 
