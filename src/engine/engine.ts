@@ -273,7 +273,8 @@ class EngineImpl implements Engine {
       for (const t of tickers) this.#latest.set(t.symbol, t);
       this.#counters.tickers += tickers.length;
       this.#checkDrawdown();
-      this.#pulses.next(this.#clock.now());
+      // Strategy timers listen to the pulses; without any, a tick sends none.
+      if (this.#pulses.observed) this.#pulses.next(this.#clock.now());
       for (const t of tickers) this.#tickers.next(t);
     });
   }

@@ -25,14 +25,19 @@ export class Trampoline {
 
   /** Runs `step` now, or after the step in progress when called from inside one. */
   run(step: () => void): void {
-    this.#queue.push(step);
-    if (this.#running) return;
+    if (this.#running) {
+      this.#queue.push(step);
+      return;
+    }
     this.#running = true;
+    const queue = this.#queue;
     try {
-      for (let next = this.#queue.shift(); next !== undefined; next = this.#queue.shift()) next();
+      step();
+      // Steps queued meanwhile, in order (the loop sees those they queue in turn); most ticks queue none.
+      for (let i = 0; i < queue.length; i++) (queue[i] as () => void)();
     } finally {
       this.#running = false;
-      this.#queue.length = 0;
+      if (queue.length !== 0) queue.length = 0;
     }
     this.#afterDrain();
   }

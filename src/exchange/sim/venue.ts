@@ -261,7 +261,7 @@ export class SimVenue {
     return { ok: true, value: this.#maybeDuplicate(rows, rf) };
   }
 
-  /** A fill's row, made once (a fill never changes): the port reuses its decoding (see #historyRow). */
+  /** A fill's row, made once (a fill never changes; see #historyRow). */
   #fillRow(x: SimFill): ReturnType<typeof fillToWire> {
     let row = this.#fillRows.get(x);
     if (row === undefined) {
@@ -274,7 +274,7 @@ export class SimVenue {
   /**
    * An order revision's history row, made once: a revision is immutable (MatchingCore saves a new
    * object per change) and the contract rules are fixed, so the row is too. The history window re-reads
-   * the same recent orders round after round; the same row object lets the port reuse its decoding.
+   * the same recent orders round after round; each is formatted once.
    */
   #historyRow(o: SimOrder): WireHistoryRowOut {
     let row = this.#historyRows.get(o);
