@@ -191,7 +191,7 @@ export class SimPort implements ExchangePort {
   }
 
   /**
-   * The venue's state version at the clock's time (RoundShortcut in src/reconcile/pollers.ts): while it
+   * The venue's state version at the clock's time (RoundShortcut, src/reconcile/round-shortcut.ts): while it
    * stays the same, every read answers as it did. `orders`: the part fills and history reads show;
    * `plans`: the part plan reads show; default both.
    */

@@ -69,7 +69,7 @@ export interface SessionOptions {
   /** Default: silent. */
   readonly log?: Logger;
   /**
-   * Skip reconciliation rounds that cannot find anything (RoundShortcut, src/reconcile/pollers.ts):
+   * Skip reconciliation rounds that cannot find anything (RoundShortcut, src/reconcile/sleeping-loops.ts):
    * same orders, fills, weights and request counts, far less work. Default true; false runs every
    * round (the equivalence test compares both).
    */
