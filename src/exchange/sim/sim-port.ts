@@ -68,6 +68,7 @@ import {
 } from '../weex/schemas.ts';
 import { classifyVenueCode } from '../weex/venue-errors.ts';
 import { FaultInjector, NO_FAULTS, type FaultProfile, type RequestFaults } from './faults.ts';
+import { madeOnce } from './made-once.ts';
 import { MatchingCore, type MatchingConfig } from './matching.ts';
 import type { SimFill, SimOrder } from './model.ts';
 import { batchInputOf, placeInputOf, type Parsed, type QueryParams } from './params.ts';
@@ -140,6 +141,7 @@ export class SimPort implements ExchangePort {
   readonly #reports = new WeakMap<SimOrder, OrderReport>();
   readonly #fills = new WeakMap<SimFill, FillReport>();
   readonly #known = (s: string): boolean => this.core.isKnownSymbol(s);
+  readonly #toReport = (o: SimOrder): OrderReport => orderReportOf(o, this.core.contracts);
 
   /** True when no fault is configured: every answer is repeatable. */
   get faultFree(): boolean {
@@ -428,22 +430,12 @@ export class SimPort implements ExchangePort {
    * same report objects.
    */
   #orderReport(o: SimOrder): OrderReport {
-    let r = this.#reports.get(o);
-    if (r === undefined) {
-      r = orderReportOf(o, this.core.contracts);
-      this.#reports.set(o, r);
-    }
-    return r;
+    return madeOnce(this.#reports, o, this.#toReport);
   }
 
   /** A fill's report, made once (a fill never changes). */
   #fillReport(f: SimFill): FillReport {
-    let r = this.#fills.get(f);
-    if (r === undefined) {
-      r = fillReportOf(f);
-      this.#fills.set(f, r);
-    }
-    return r;
+    return madeOnce(this.#fills, f, fillReportOf);
   }
 
   planHistory(q: PlanHistoryQuery): Promise<PlanPage> {

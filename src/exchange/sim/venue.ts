@@ -5,6 +5,7 @@
 import type { Endpoint, EndpointId } from '../../core/endpoints.ts';
 import { contractToWire } from './contracts.ts';
 import { FaultInjector, NO_FAULTS, type RequestFaults } from './faults.ts';
+import { madeOnce } from './made-once.ts';
 import type { MatchingCore } from './matching.ts';
 import type { SimFill, SimOrder } from './model.ts';
 import {
@@ -109,6 +110,8 @@ export class SimVenue {
   readonly #fillRows = new WeakMap<SimFill, ReturnType<typeof fillToWire>>();
   /** History rows by order revision (#historyRow). */
   readonly #historyRows = new WeakMap<SimOrder, WireHistoryRowOut>();
+  readonly #toFillRow = (f: SimFill): ReturnType<typeof fillToWire> => fillToWire(f, this.idsAsNumbers);
+  readonly #toHistoryRow = (o: SimOrder): WireHistoryRowOut => historyRowToWire(o, this.core.contracts);
 
   /** Counts the request and rolls its faults. */
   begin(endpoint: EndpointId): RequestFaults {
@@ -263,12 +266,7 @@ export class SimVenue {
 
   /** A fill's row, made once (a fill never changes; see #historyRow). */
   #fillRow(x: SimFill): ReturnType<typeof fillToWire> {
-    let row = this.#fillRows.get(x);
-    if (row === undefined) {
-      row = fillToWire(x, this.idsAsNumbers);
-      this.#fillRows.set(x, row);
-    }
-    return row;
+    return madeOnce(this.#fillRows, x, this.#toFillRow);
   }
 
   /**
@@ -277,12 +275,7 @@ export class SimVenue {
    * the same recent orders round after round; each is formatted once.
    */
   #historyRow(o: SimOrder): WireHistoryRowOut {
-    let row = this.#historyRows.get(o);
-    if (row === undefined) {
-      row = historyRowToWire(o, this.core.contracts);
-      this.#historyRows.set(o, row);
-    }
-    return row;
+    return madeOnce(this.#historyRows, o, this.#toHistoryRow);
   }
 
   // -------------------------------------------------------------------------------------------
