@@ -209,6 +209,23 @@ export function queryParams(rawQuery: string): QueryParams {
   return m;
 }
 
+/**
+ * The parameters `queryParams` reads from the URL text of these pairs (absent values left out),
+ * without writing the text and parsing it back: the first value of each name, empty ones absent.
+ * The in-process port's queries (test/exchange/sim/query-params.property.test.ts).
+ */
+export function queryParamsOf(
+  pairs: readonly (readonly [string, string | number | undefined])[],
+): QueryParams {
+  const m = new Map<string, string>();
+  for (const [k, v] of pairs) {
+    if (v === undefined) continue;
+    const text = String(v);
+    if (text !== '' && !m.has(k)) m.set(k, text);
+  }
+  return m;
+}
+
 function intParam(q: QueryParams, name: string, min: number, max: number): Parsed<number | undefined> {
   const v = q.get(name);
   if (v === undefined) return ok(undefined);

@@ -71,7 +71,7 @@ import { FaultInjector, NO_FAULTS, type FaultProfile, type RequestFaults } from 
 import { madeOnce } from './made-once.ts';
 import { MatchingCore, type MatchingConfig } from './matching.ts';
 import type { SimFill, SimOrder } from './model.ts';
-import { batchInputOf, placeInputOf, type Parsed, type QueryParams } from './params.ts';
+import { batchInputOf, placeInputOf, queryParamsOf, type Parsed, type QueryParams } from './params.ts';
 import { requestOfEntry, requestsOfEntries } from './requests.ts';
 import { fillReportOf, orderReportOf } from './reports.ts';
 import { DEFAULT_SIM_RETENTION_MS } from './retention.ts';
@@ -101,27 +101,11 @@ const unreadTickers = (): VenueReply => UNREAD_TICKERS;
 /** The caller's "IP" in the weight windows. */
 const LOCAL_IP = 'in-process';
 
-type Query = readonly (readonly [string, string | number | undefined])[];
-
 /** No query parameters. */
 const NO_PARAMS: QueryParams = new Map();
 
 function tickersFromBody(body: unknown): readonly Ticker[] {
   return (body as readonly WireTicker[]).map(tickerFromWire);
-}
-
-/**
- * The query's parameters as the venue reads them from an URL (`queryParams` of the encoded text: the
- * first value of each name, empty values absent), without writing the text and parsing it back.
- */
-function paramsOf(pairs: Query): QueryParams {
-  const m = new Map<string, string>();
-  for (const [k, v] of pairs) {
-    if (v === undefined) continue;
-    const text = String(v);
-    if (text !== '' && !m.has(k)) m.set(k, text);
-  }
-  return m;
 }
 
 /**
@@ -384,7 +368,7 @@ export class SimPort implements ExchangePort {
   }
 
   fills(q: FillsQuery): Promise<FillPage> {
-    const params = paramsOf([
+    const params = queryParamsOf([
       ['symbol', q.symbol],
       ['orderId', q.orderId],
       ['startTime', q.startTime],
@@ -409,7 +393,7 @@ export class SimPort implements ExchangePort {
   }
 
   history(q: HistoryQuery): Promise<readonly OrderReport[]> {
-    const params = paramsOf([
+    const params = queryParamsOf([
       ['symbol', q.symbol],
       ['pageSize', q.pageSize],
       ['createDate', q.createDate],
@@ -439,7 +423,7 @@ export class SimPort implements ExchangePort {
   }
 
   planHistory(q: PlanHistoryQuery): Promise<PlanPage> {
-    const query = paramsOf([
+    const query = queryParamsOf([
       ['symbol', q.symbol],
       ['startTime', q.startTime],
       ['endTime', q.endTime],
@@ -478,7 +462,7 @@ export class SimPort implements ExchangePort {
   }
 
   currentPlans(q: CurrentPlanQuery): Promise<PlanPage> {
-    const query = paramsOf([
+    const query = queryParamsOf([
       ['symbol', q.symbol],
       ['page', q.page],
       ['limit', q.limit],
