@@ -79,11 +79,17 @@ function entryToRequest(w: WirePlaceEntry, marginMode: MarginMode, prefix: strin
   });
 }
 
+/** The symbol's refusal (empty, or not listed), if any. */
+function symbolReject(symbol: string, known: (s: string) => boolean): VenueReject | undefined {
+  if (symbol === '') return REJECT.empty('symbol');
+  return known(symbol) ? undefined : REJECT.invalid('symbol');
+}
+
 function parseSymbol(body: Record<string, unknown>, known: (s: string) => boolean): Parsed<string> {
   const s = body['symbol'];
-  if (isEmpty(s)) return no(REJECT.empty('symbol'));
-  if (typeof s !== 'string' || !known(s)) return no(REJECT.invalid('symbol'));
-  return ok(s);
+  if (typeof s !== 'string') return no(isEmpty(s) ? REJECT.empty('symbol') : REJECT.invalid('symbol'));
+  const reject = symbolReject(s, known);
+  return reject !== undefined ? no(reject) : ok(s);
 }
 
 function parseMarginMode(body: Record<string, unknown>): Parsed<MarginMode> {
@@ -151,12 +157,6 @@ function batchCountReject(n: number): VenueReject | undefined {
       `orderDataList holds ${n} orders, at most ${VENUE_LIMITS.maxBatchOrders} are allowed`,
     );
   return undefined;
-}
-
-/** The symbol's refusal (empty, or not listed), if any. */
-function symbolReject(symbol: string, known: (s: string) => boolean): VenueReject | undefined {
-  if (symbol === '') return REJECT.empty('symbol');
-  return known(symbol) ? undefined : REJECT.invalid('symbol');
 }
 
 /**

@@ -91,4 +91,24 @@ describe('in-process placements: requests without the wire body', () => {
       { numRuns: 400 },
     );
   });
+
+  it("refuses a body's symbol as the venue does: absent or empty 40019, not text or not listed 40020", () => {
+    const entry = placeEntryToWire({
+      clientOid: clientOid('s-1'),
+      side: 'open_long',
+      orderType: 'normal',
+      size: dec('0.01'),
+    });
+    const codeOf = (symbol: unknown): string | undefined => {
+      const body = symbol === undefined ? { ...entry } : { symbol, ...entry };
+      const r = parsePlaceOrderBody(body, known);
+      return r.ok ? undefined : r.reject.code;
+    };
+    expect([undefined, null, ''].map(codeOf)).toEqual(['40019', '40019', '40019']);
+    expect([5, ['cmt_btcusdt'], 'cmt_nope'].map(codeOf)).toEqual(['40020', '40020', '40020']);
+    expect(codeOf('cmt_btcusdt')).toBeUndefined();
+    expect(
+      placeInputOf('', { clientOid: 's-1', side: 'open_long', orderType: 'normal', size: dec('1') }, known),
+    ).toMatchObject({ ok: false, reject: { code: '40019' } });
+  });
 });
