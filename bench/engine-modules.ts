@@ -3,6 +3,7 @@
 // TypeScript sources through tsx (CAPIBOT_FROM_SOURCE=1 forces them). Every module a child uses comes
 // from the same tree: a poll read by one tree's reader is not the other tree's LinePoll.
 import type * as Prepare from '../src/backtest/prepare.ts';
+import type * as Report from '../src/backtest/report/index.ts';
 import type * as RunBacktest from '../src/backtest/run-backtest.ts';
 import type * as TickerRows from '../src/core/ticker-rows.ts';
 import type * as Reader from '../src/market/recording/reader.ts';
@@ -12,6 +13,8 @@ export interface EngineModules {
   readonly tree: 'dist' | 'src';
   readonly prepareBacktest: typeof Prepare.prepareBacktest;
   readonly runBacktest: typeof RunBacktest.runBacktest;
+  readonly runSpooledBacktest: typeof RunBacktest.runSpooledBacktest;
+  readonly writeReport: typeof Report.writeReport;
   readonly tickerRows: typeof TickerRows.tickerRows;
   readonly openRecording: typeof Reader.openRecording;
 }
@@ -37,16 +40,19 @@ export async function engineModules(): Promise<EngineModules> {
   const tree = (await distIsFresh()) ? 'dist' : 'src';
   const ext = tree === 'dist' ? 'js' : 'ts';
   const url = (path: string): string => new URL(`../${tree}/${path}.${ext}`, import.meta.url).href;
-  const [prepare, run, rows, reader] = await Promise.all([
+  const [prepare, run, rows, reader, report] = await Promise.all([
     import(url('backtest/prepare')) as Promise<typeof Prepare>,
     import(url('backtest/run-backtest')) as Promise<typeof RunBacktest>,
     import(url('core/ticker-rows')) as Promise<typeof TickerRows>,
     import(url('market/recording/reader')) as Promise<typeof Reader>,
+    import(url('backtest/report/index')) as Promise<typeof Report>,
   ]);
   return {
     tree,
     prepareBacktest: prepare.prepareBacktest,
     runBacktest: run.runBacktest,
+    runSpooledBacktest: run.runSpooledBacktest,
+    writeReport: report.writeReport,
     tickerRows: rows.tickerRows,
     openRecording: reader.openRecording,
   };

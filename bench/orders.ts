@@ -73,6 +73,8 @@ export interface OrdersChildResult {
   /** Highest RSS sampled after each batch of polls: the replay, before the run record is built. */
   readonly replayRssBytes: number;
   readonly heapUsedAtEndBytes: number;
+  /** Peak RSS once the report is written too (the whole of a `capibot backtest`). */
+  readonly withReportRssBytes: number;
   readonly tree: string;
 }
 
@@ -86,6 +88,8 @@ export interface OrdersRun {
   readonly peakRssMiB: number;
   readonly replayPeakRssMiB: number;
   readonly heapUsedAtEndMiB: number;
+  /** Peak RSS with the report written too. */
+  readonly withReportPeakRssMiB: number;
   /** CPU per poll of the replay's second half ÷ its first half (the settling after the last poll in the second). */
   readonly secondHalfRatio: number;
 }
@@ -111,6 +115,8 @@ export interface OrdersFigures {
   readonly perOrderGrowth: number;
   /** Peak RSS, largest ÷ smallest (target ≤ 1.5). */
   readonly peakRssRatio: number;
+  /** The same with each run's report written too, as `capibot backtest` does (target ≤ 1.5). */
+  readonly peakRssRatioWithReport: number;
   readonly ordersSmallest: number;
   readonly ordersMiddle: number;
   readonly ordersLargest: number;
@@ -217,6 +223,7 @@ function asRun(c: OrdersChildResult): OrdersRun {
     peakRssMiB: round(c.maxRssBytes / MiB, 1),
     replayPeakRssMiB: round(c.replayRssBytes / MiB, 1),
     heapUsedAtEndMiB: round(c.heapUsedAtEndBytes / MiB, 1),
+    withReportPeakRssMiB: round(c.withReportRssBytes / MiB, 1),
     secondHalfRatio: secondHalfRatio(c),
   };
 }
@@ -255,6 +262,7 @@ export function ordersFigures(
     marginalMicrosPerOrderMiddle: marginal(first, middle),
     perOrderGrowth: round(marginalBeyondQuiet(middle, last) / marginalBeyondQuiet(first, middle)),
     peakRssRatio: round(last.peakRssMiB / first.peakRssMiB),
+    peakRssRatioWithReport: round(last.withReportPeakRssMiB / first.withReportPeakRssMiB),
     ordersSmallest: first.orders,
     ordersMiddle: middle.orders,
     ordersLargest: last.orders,
@@ -298,7 +306,8 @@ export async function benchOrders(
     log(
       `${name}: ${c.orders} orders, ${c.fills} fills, ${c.rejections} rejected; ` +
         `${round(c.cpuMs / 1000, 1)} s CPU, ${round(c.wallMs / 1000, 1)} s wall, ` +
-        `peak RSS ${round(c.maxRssBytes / MiB, 1)} MiB (replay ${round(c.replayRssBytes / MiB, 1)})`,
+        `peak RSS ${round(c.maxRssBytes / MiB, 1)} MiB (replay ${round(c.replayRssBytes / MiB, 1)}, ` +
+        `with the report ${round(c.withReportRssBytes / MiB, 1)})`,
     );
     return asRun(c);
   };

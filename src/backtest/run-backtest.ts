@@ -23,7 +23,9 @@ import { openRecording, type OpenedRecording } from '../market/recording/reader.
 import { parseStrategyParams, strategySymbols } from '../strategy/define.ts';
 import { Session, type HarnessConfig } from '../strategy/testing/session.ts';
 import { OrderCounter, type OrderCounts } from './report/order-counts.ts';
-import type { DisabledStrategy, EquitySample, RunRecord, RunStrategy } from './report/types.ts';
+import type { SpooledRun } from './report/index.ts';
+import { SpooledRows } from './report/spooled-rows.ts';
+import type { DisabledStrategy, EquitySample, RunFacts, RunRecord, RunStrategy } from './report/types.ts';
 import type { MemoryStore } from '../store/memory-store.ts';
 import type { StoredFill } from '../store/port.ts';
 import { reconcilerConfig } from '../runner/options.ts';
@@ -178,7 +180,36 @@ function runStrategies(config: Config): RunStrategy[] {
     .map((s) => ({ id: s.id, file: s.file, params: s.params }));
 }
 
+/**
+ * Replays the recording (the whole backtest) and returns its RunRecord: every fill, and the orders
+ * the report reads one by one (every order with `allOrders`), in memory. For tests, strategy
+ * harnesses, a sweep's summary and the console; `capibot backtest` writes its report from
+ * runSpooledBacktest, which holds none of them.
+ */
 export async function runBacktest(o: BacktestOptions): Promise<RunRecord> {
+  return replayed(o, (facts, store) => {
+    const fills = store.allFills();
+    return { ...facts, ...reportedOrders(store, fills, o.allOrders === true), fills };
+  });
+}
+
+/**
+ * Replays the recording and spools its fills and orders into a temporary database for the report
+ * (SpooledRows): a long run's end holds none of them in memory (issue #24). The caller closes
+ * `rows` once the report is written.
+ */
+export async function runSpooledBacktest(o: BacktestOptions): Promise<SpooledRun> {
+  return replayed(o, (facts, store) => {
+    const rows = SpooledRows.fromStore(store);
+    return { facts, orderCounts: rows.orderCounts, rows };
+  });
+}
+
+/** The replay, then `finish` with the run's facts and its store, before the session closes. */
+async function replayed<T>(
+  o: BacktestOptions,
+  finish: (facts: RunFacts, store: MemoryStore) => T,
+): Promise<T> {
   const { config } = o;
   const rec = o.recording ?? (await openRecording(o.data));
   // Batches (one per chunk of the file): a quiet poll is then replayed without any promise.
@@ -203,7 +234,7 @@ export async function runBacktest(o: BacktestOptions): Promise<RunRecord> {
       ...(o.fastForward !== undefined ? { fastForward: o.fastForward } : {}),
     });
     try {
-      return await replay(o, session, head, batches, width <= CHART_ALL_UP_TO);
+      return finish(await replay(o, session, head, batches, width <= CHART_ALL_UP_TO), session.store);
     } finally {
       session.close();
     }
@@ -262,7 +293,7 @@ async function replay(
   head: readonly RecordedPoll[],
   batches: AsyncIterator<readonly RecordedPoll[]>,
   chartAll: boolean,
-): Promise<RunRecord> {
+): Promise<RunFacts> {
   const { config } = o;
   const sampler = new Sampler<Sample>(config.backtest.equitySampleMs, o.maxSamples ?? DEFAULT_MAX_SAMPLES);
   /** Every symbol's first and latest ticker, in the order first seen (every poll goes to the simulator). */
@@ -337,7 +368,6 @@ async function replay(
     samples.map(({ t, item }) => ({ t, line: item.prices })),
   );
   const stats = session.sim.stats();
-  const fills = session.store.allFills();
   return {
     run: {
       strategies: runStrategies(config),
@@ -347,8 +377,6 @@ async function replay(
       lastTickTime: session.lastPollT,
       tickers: session.polls,
     },
-    ...reportedOrders(session.store, fills, o.allOrders === true),
-    fills,
     equity: samples.map((s) => s.item.equity),
     prices,
     requestsByEndpoint: stats.requests.byEndpoint,

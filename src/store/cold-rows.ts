@@ -162,16 +162,21 @@ export class ColdRows {
     this.#fillLines.append(JSON.stringify([...FILL_KEYS.map((k) => row[k]), rowid]));
   }
 
-  /** Every retired fill, decoded, with its rowid (in the order they were retired). */
-  fills(): ColdFill[] {
-    const out: ColdFill[] = [];
+  /** Calls `each` with every retired fill, decoded, with its rowid (in the order they were retired). */
+  forEachFill(each: (c: ColdFill) => void): void {
     this.#fillLines.forEach((line) => {
       const values = JSON.parse(line) as unknown[];
-      out.push({
+      each({
         fill: fillFromRow(decode<FillRow>(values, FILL_KEYS)),
         rowid: Number(values[FILL_KEYS.length]),
       });
     });
+  }
+
+  /** Every retired fill, decoded, with its rowid (in the order they were retired). */
+  fills(): ColdFill[] {
+    const out: ColdFill[] = [];
+    this.forEachFill((c) => out.push(c));
     return out;
   }
 

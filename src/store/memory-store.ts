@@ -354,6 +354,17 @@ export class MemoryStore implements OrderStore {
       .sort((a, b) => a.createdTime - b.createdTime || rowid(a) - rowid(b));
   }
 
+  /**
+   * Calls `each` with every fill as it is now (attributed ones with their client_oid) and its
+   * insertion number, in no particular order, without gathering them: the retired ones are read back
+   * one at a time (a long backtest's report spools them so: src/backtest/report/spooled-rows.ts).
+   * Sorting by (createdTime, rowid) gives allFills()'s order.
+   */
+  forEachFill(each: (f: StoredFill, rowid: number) => void): void {
+    for (const f of this.#fillList) each(this.#fills.get(f.tradeId) ?? f, this.#rowid.get(f.tradeId) ?? 0);
+    this.#cold.forEachFill((c) => each(c.fill, c.rowid));
+  }
+
   allFills(): readonly StoredFill[] {
     return this.#withCold(this.#sorted(this.#fillList), () => true);
   }

@@ -23,6 +23,7 @@ const run = (orders: number, cpuMs: number, peakRssMiB = 100): OrdersRun => ({
   wallMs: cpuMs,
   peakRssMiB,
   replayPeakRssMiB: peakRssMiB,
+  withReportPeakRssMiB: peakRssMiB,
   heapUsedAtEndMiB: 30,
   secondHalfRatio: 1.05,
 });

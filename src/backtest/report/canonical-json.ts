@@ -67,6 +67,14 @@ export function canonicalJson(value: unknown): string {
   return write(value, '', '$');
 }
 
+/**
+ * The text of `value` as canonicalJson writes it at a depth whose lines start with `indent` (its
+ * first line unindented), `path` naming it in errors: a streamed writer puts the parts together.
+ */
+export function canonicalJsonAt(value: unknown, indent: string, path: string): string {
+  return write(value, indent, path);
+}
+
 /** A copy of a JSON-like value with every plain object's keys sorted (for free-form maps). */
 export function sortKeysDeep(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sortKeysDeep);

@@ -4,11 +4,11 @@
 // times are whole seconds, as the charting library expects.
 import { decToNumber, type Dec } from '../../core/decimal.ts';
 import type { OrderSide } from '../../core/orders.ts';
-import { collapseEqualTimes, downsampleMinMax, pickEvenly, type Series } from './downsample.ts';
+import { collapseEqualTimes, downsampleMinMax, type Series } from './downsample.ts';
 import { isBuy, type ReportFill } from './fills.ts';
 import { tickDecimals } from './format.ts';
 import { checkTimeOrder, priceRange, runSymbols, type Summary } from './summary.ts';
-import type { RunRecord } from './types.ts';
+import type { RunFacts, RunRecord } from './types.ts';
 
 export interface ChartOptions {
   /** Most points drawn per series (default 4000). */
@@ -77,36 +77,171 @@ function nearest(ts: readonly number[], t: number): number {
   return lo;
 }
 
-function symbolChart(
-  symbol: string,
-  points: readonly { readonly t: number; readonly last: Dec }[],
-  fills: readonly ReportFill[],
-  maxPoints: number,
-  maxMarkers: number,
-  maxLabelled: number,
-  tick: Dec | undefined,
-): SymbolChart {
-  // A symbol traded without recorded prices is drawn through its fill prices.
-  const source = points.length > 0 ? points : fills.map((f) => ({ t: f.createdTime, last: f.price }));
-  let precision = 0;
-  if (tick !== undefined) precision = tickDecimals(tick);
-  else for (const p of source) precision = Math.max(precision, decimalsOf(p.last));
-  const line = downsampleMinMax(
-    collapseEqualTimes({ t: source.map((p) => toSeconds(p.t)), v: source.map((p) => decToNumber(p.last)) }),
-    maxPoints,
-  );
-  const shown = pickEvenly(fills, maxMarkers);
-  const labelled = shown.length <= maxLabelled;
-  const markers = shown.map((f) => ({
-    t: line.t[nearest(line.t, toSeconds(f.createdTime))]!,
-    price: decToNumber(f.price),
-    buy: isBuy(f.side),
-    text: labelled
-      ? `${f.triggerPrice !== undefined ? 'plan ' : ''}${SIDE_CODE[f.side]} ${f.size.toFixed()}`
-      : '',
-    ...(f.triggerPrice !== undefined ? { plan: true as const } : {}),
-  }));
-  return { symbol, precision: Math.min(precision, 10), line, markers, fills: fills.length };
+/** How many of a symbol's `n` fills get a marker, and which: pickEvenly's choice, one index at a time. */
+export class MarkerPicks {
+  readonly shown: number;
+  readonly #n: number;
+  readonly #max: number;
+  #k = 0;
+
+  constructor(n: number, max: number) {
+    this.#n = n;
+    this.#max = max;
+    this.shown = n <= max ? n : max <= 1 ? Math.max(0, max) : max;
+  }
+
+  /** Whether the `i`-th fill (0-based, called for every i in order) gets a marker. */
+  picks(i: number): boolean {
+    if (this.#k >= this.shown) return false;
+    const n = this.#n;
+    const max = this.#max;
+    const next = n <= max || max <= 1 ? this.#k : Math.round((this.#k * (n - 1)) / (max - 1));
+    if (i !== next) return false;
+    this.#k++;
+    return true;
+  }
+}
+
+interface SymbolPart {
+  readonly symbol: string;
+  readonly precision: number;
+  readonly line: Series;
+  readonly fills: number;
+  readonly picks: MarkerPicks;
+  readonly labelled: boolean;
+  readonly markers: ChartMarker[];
+  seen: number;
+}
+
+/**
+ * The chart data built as the fills pass, twice, in the report's order: `countFill` with every fill,
+ * then `markFill` with every fill again (markers are picked evenly, so a symbol's count comes first),
+ * then `finish`. What it keeps is bounded by the chart sizes, except the fill prices of a symbol that
+ * has no recorded prices (its line is drawn through them): two numbers per such fill.
+ */
+export class ChartBuilder {
+  readonly #facts: RunFacts;
+  readonly #maxPoints: number;
+  readonly #maxMarkers: number;
+  readonly #maxLabelled: number;
+  readonly #counts = new Map<string, number>();
+  readonly #fillPrices = new Map<string, { t: number; last: Dec }[]>();
+  #parts: Map<string, SymbolPart> | undefined;
+
+  constructor(facts: RunFacts, opts: ChartOptions = {}) {
+    this.#facts = facts;
+    this.#maxPoints = opts.maxChartPoints ?? 4000;
+    this.#maxMarkers = opts.maxMarkersPerSymbol ?? 500;
+    this.#maxLabelled = opts.maxLabelledMarkers ?? 50;
+  }
+
+  #points(symbol: string): readonly { readonly t: number; readonly last: Dec }[] {
+    const prices = this.#facts.prices;
+    return Object.hasOwn(prices, symbol) ? (prices[symbol] ?? []) : [];
+  }
+
+  /** The first pass: every fill, in the report's order. */
+  countFill(f: ReportFill): void {
+    this.#counts.set(f.symbol, (this.#counts.get(f.symbol) ?? 0) + 1);
+    if (this.#points(f.symbol).length > 0) return;
+    // A symbol traded without recorded prices is drawn through its fill prices.
+    let list = this.#fillPrices.get(f.symbol);
+    if (list === undefined) this.#fillPrices.set(f.symbol, (list = []));
+    list.push({ t: f.createdTime, last: f.price });
+  }
+
+  /** Each symbol's line and axis precision, once every fill was counted. */
+  #layout(): Map<string, SymbolPart> {
+    if (this.#parts !== undefined) return this.#parts;
+    const record = this.#facts;
+    const symbols = [...new Set([...Object.keys(record.prices), ...this.#counts.keys()])].sort();
+    const parts = new Map<string, SymbolPart>();
+    for (const symbol of symbols) {
+      const points = this.#points(symbol);
+      checkTimeOrder(points, `prices of ${symbol}`);
+      const source = points.length > 0 ? points : (this.#fillPrices.get(symbol) ?? []);
+      const tick =
+        record.tickSizes !== undefined && Object.hasOwn(record.tickSizes, symbol)
+          ? record.tickSizes[symbol]
+          : undefined;
+      let precision = 0;
+      if (tick !== undefined) precision = tickDecimals(tick);
+      else for (const p of source) precision = Math.max(precision, decimalsOf(p.last));
+      const line = downsampleMinMax(
+        collapseEqualTimes({
+          t: source.map((p) => toSeconds(p.t)),
+          v: source.map((p) => decToNumber(p.last)),
+        }),
+        this.#maxPoints,
+      );
+      const fills = this.#counts.get(symbol) ?? 0;
+      const picks = new MarkerPicks(fills, this.#maxMarkers);
+      parts.set(symbol, {
+        symbol,
+        precision: Math.min(precision, 10),
+        line,
+        fills,
+        picks,
+        labelled: picks.shown <= this.#maxLabelled,
+        markers: [],
+        seen: 0,
+      });
+    }
+    this.#fillPrices.clear();
+    return (this.#parts = parts);
+  }
+
+  /** Decimals of `symbol`'s price axis (after the first pass); undefined for a symbol not charted. */
+  precisionOf(symbol: string): number | undefined {
+    return this.#layout().get(symbol)?.precision;
+  }
+
+  /** The second pass: every fill again, in the same order. */
+  markFill(f: ReportFill): void {
+    const part = this.#layout().get(f.symbol);
+    if (part === undefined || !part.picks.picks(part.seen++)) return;
+    part.markers.push({
+      t: part.line.t[nearest(part.line.t, toSeconds(f.createdTime))]!,
+      price: decToNumber(f.price),
+      buy: isBuy(f.side),
+      text: part.labelled
+        ? `${f.triggerPrice !== undefined ? 'plan ' : ''}${SIDE_CODE[f.side]} ${f.size.toFixed()}`
+        : '',
+      ...(f.triggerPrice !== undefined ? { plan: true as const } : {}),
+    });
+  }
+
+  /** Everything the page draws; `symbols`: the run's symbols (runSymbolsOf), for buy and hold. */
+  finish(summary: Summary, symbols: readonly string[]): ChartData {
+    const record = this.#facts;
+    let sourcePoints = 0;
+    const charts = [...this.#layout().values()].map((p): SymbolChart => {
+      sourcePoints += this.#points(p.symbol).length;
+      return { symbol: p.symbol, precision: p.precision, line: p.line, markers: p.markers, fills: p.fills };
+    });
+    const t: number[] = [];
+    const eq: number[] = [];
+    const dd: number[] = [];
+    let peak = -Infinity;
+    for (const sample of record.equity) {
+      const e = decToNumber(sample.equity);
+      if (e > peak) peak = e;
+      t.push(toSeconds(sample.t));
+      eq.push(e);
+      dd.push(peak > 0 ? (e / peak - 1) * 100 : 0);
+    }
+    sourcePoints += 2 * record.equity.length;
+    const bh = buyAndHoldCurve(record, symbols, summary);
+    sourcePoints += bh.t.length;
+    const maxPoints = this.#maxPoints;
+    return {
+      symbols: charts,
+      equity: downsampleMinMax(collapseEqualTimes({ t, v: eq }), maxPoints),
+      buyAndHold: downsampleMinMax(collapseEqualTimes(bh), maxPoints),
+      drawdown: downsampleMinMax(collapseEqualTimes({ t, v: dd }), maxPoints),
+      sourcePoints,
+    };
+  }
 }
 
 /** Everything the page draws; deterministic. */
@@ -116,57 +251,10 @@ export function buildChartData(
   summary: Summary,
   opts: ChartOptions = {},
 ): ChartData {
-  const maxPoints = opts.maxChartPoints ?? 4000;
-  const maxMarkers = opts.maxMarkersPerSymbol ?? 500;
-  const maxLabelled = opts.maxLabelledMarkers ?? 50;
-  const fillsBySymbol = new Map<string, ReportFill[]>();
-  for (const f of fills) {
-    const list = fillsBySymbol.get(f.symbol);
-    if (list === undefined) fillsBySymbol.set(f.symbol, [f]);
-    else list.push(f);
-  }
-  const symbols = [...new Set([...Object.keys(record.prices), ...fillsBySymbol.keys()])].sort();
-  let sourcePoints = 0;
-  const charts = symbols.map((symbol) => {
-    const points = Object.hasOwn(record.prices, symbol) ? (record.prices[symbol] ?? []) : [];
-    checkTimeOrder(points, `prices of ${symbol}`);
-    sourcePoints += points.length;
-    const tick =
-      record.tickSizes !== undefined && Object.hasOwn(record.tickSizes, symbol)
-        ? record.tickSizes[symbol]
-        : undefined;
-    return symbolChart(
-      symbol,
-      points,
-      fillsBySymbol.get(symbol) ?? [],
-      maxPoints,
-      maxMarkers,
-      maxLabelled,
-      tick,
-    );
-  });
-
-  const t: number[] = [];
-  const eq: number[] = [];
-  const dd: number[] = [];
-  let peak = -Infinity;
-  for (const sample of record.equity) {
-    const e = decToNumber(sample.equity);
-    if (e > peak) peak = e;
-    t.push(toSeconds(sample.t));
-    eq.push(e);
-    dd.push(peak > 0 ? (e / peak - 1) * 100 : 0);
-  }
-  sourcePoints += 2 * record.equity.length;
-  const bh = buyAndHoldCurve(record, fills, summary);
-  sourcePoints += bh.t.length;
-  return {
-    symbols: charts,
-    equity: downsampleMinMax(collapseEqualTimes({ t, v: eq }), maxPoints),
-    buyAndHold: downsampleMinMax(collapseEqualTimes(bh), maxPoints),
-    drawdown: downsampleMinMax(collapseEqualTimes({ t, v: dd }), maxPoints),
-    sourcePoints,
-  };
+  const b = new ChartBuilder(record, opts);
+  for (const f of fills) b.countFill(f);
+  for (const f of fills) b.markFill(f);
+  return b.finish(summary, runSymbols(record, fills));
 }
 
 /**
@@ -174,11 +262,11 @@ export function buildChartData(
  * start × mean(price(t) ÷ first price). A symbol's price at t is its last sampled price at or before t
  * (its first price before its first sample).
  */
-function buyAndHoldCurve(record: RunRecord, fills: readonly ReportFill[], summary: Summary): Series {
+function buyAndHoldCurve(record: RunFacts, symbols: readonly string[], summary: Summary): Series {
   if (summary.startingBalance === null) return { t: [], v: [] };
   const start = Number(summary.startingBalance);
   const legs: { points: readonly { t: number; last: Dec }[]; first: number; i: number }[] = [];
-  for (const symbol of runSymbols(record, fills)) {
+  for (const symbol of symbols) {
     const range = priceRange(record, symbol);
     const points = Object.hasOwn(record.prices, symbol) ? (record.prices[symbol] ?? []) : [];
     if (range === undefined || !range.first.gt(0) || points.length === 0) continue;

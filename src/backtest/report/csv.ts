@@ -34,33 +34,32 @@ export function csvRow(fields: readonly string[]): string {
   return fields.map(csvField).join(',') + '\r\n';
 }
 
+/** One row of fills.csv (with its CRLF). */
+export function fillCsvRow(f: ReportFill): string {
+  return csvRow([
+    String(f.createdTime),
+    isoTime(f.createdTime),
+    f.tradeId,
+    f.orderId,
+    f.clientOid ?? '',
+    f.strategy ?? '',
+    f.symbol,
+    f.side,
+    f.positionSide,
+    f.orderSide,
+    f.direction,
+    money(f.price),
+    money(f.size),
+    money(f.value),
+    money(f.fee),
+    money(f.realizedPnl),
+    f.triggerPrice !== undefined ? money(f.triggerPrice) : '',
+  ]);
+}
+
 /** The text of fills.csv (fills in the order given). */
 export function renderFillsCsv(fills: readonly ReportFill[]): string {
-  const rows = [csvRow(FILLS_CSV_COLUMNS)];
-  for (const f of fills) {
-    rows.push(
-      csvRow([
-        String(f.createdTime),
-        isoTime(f.createdTime),
-        f.tradeId,
-        f.orderId,
-        f.clientOid ?? '',
-        f.strategy ?? '',
-        f.symbol,
-        f.side,
-        f.positionSide,
-        f.orderSide,
-        f.direction,
-        money(f.price),
-        money(f.size),
-        money(f.value),
-        money(f.fee),
-        money(f.realizedPnl),
-        f.triggerPrice !== undefined ? money(f.triggerPrice) : '',
-      ]),
-    );
-  }
-  return rows.join('');
+  return csvRow(FILLS_CSV_COLUMNS) + fills.map(fillCsvRow).join('');
 }
 
 export const TRADES_CSV_COLUMNS = [
@@ -83,31 +82,30 @@ export const TRADES_CSV_COLUMNS = [
   'fills',
 ] as const;
 
-/** The text of trades.csv (trades in the order given); an open trade has empty exit fields. */
+/** One row of trades.csv (with its CRLF); an open trade has empty exit fields. */
+export function tradeCsvRow(t: Trade): string {
+  return csvRow([
+    t.strategy ?? '',
+    t.symbol,
+    t.side,
+    String(t.entryTime),
+    isoTime(t.entryTime),
+    t.exitTime === null ? '' : String(t.exitTime),
+    t.exitTime === null ? '' : isoTime(t.exitTime),
+    money(t.size),
+    money(t.openSize),
+    t.entryPrice === null ? '' : money(t.entryPrice),
+    t.exitPrice === null ? '' : money(t.exitPrice),
+    money(t.pnl),
+    money(t.fees),
+    money(t.netPnl),
+    String(t.durationMs),
+    t.exitReason,
+    String(t.fills),
+  ]);
+}
+
+/** The text of trades.csv (trades in the order given). */
 export function renderTradesCsv(trades: readonly Trade[]): string {
-  const rows = [csvRow(TRADES_CSV_COLUMNS)];
-  for (const t of trades) {
-    rows.push(
-      csvRow([
-        t.strategy ?? '',
-        t.symbol,
-        t.side,
-        String(t.entryTime),
-        isoTime(t.entryTime),
-        t.exitTime === null ? '' : String(t.exitTime),
-        t.exitTime === null ? '' : isoTime(t.exitTime),
-        money(t.size),
-        money(t.openSize),
-        t.entryPrice === null ? '' : money(t.entryPrice),
-        t.exitPrice === null ? '' : money(t.exitPrice),
-        money(t.pnl),
-        money(t.fees),
-        money(t.netPnl),
-        String(t.durationMs),
-        t.exitReason,
-        String(t.fills),
-      ]),
-    );
-  }
-  return rows.join('');
+  return csvRow(TRADES_CSV_COLUMNS) + trades.map(tradeCsvRow).join('');
 }

@@ -48,9 +48,46 @@ export function isBuy(side: OrderSide): boolean {
   return side === 'open_long' || side === 'close_short';
 }
 
+/** What a fill takes from the order it joins: its client_oid, strategy, side and trigger price. */
+export type FillOrder = Pick<Order, 'clientOid' | 'strategy' | 'side' | 'triggerPrice'>;
+
 /**
- * Joins fills to orders and sorts them by createdTime (stable: ties keep the stored order).
- * Throws InvariantViolation for a fill whose side cannot be known: the report would be wrong.
+ * One fill as the report shows it, joined to `order` (undefined when it matches none). Throws
+ * InvariantViolation for a fill whose side cannot be known: the report would be wrong.
+ */
+export function joinFill(f: StoredFill, order: FillOrder | undefined): ReportFill {
+  const side = order?.side ?? sideFromFill(f);
+  if (side === undefined) {
+    throw new InvariantViolation(
+      `fill ${f.tradeId} (order ${f.orderId}) matches no order and its side cannot be read from ` +
+        `direction=${JSON.stringify(f.direction)} positionSide=${JSON.stringify(f.positionSide)} orderSide=${JSON.stringify(f.orderSide)}`,
+    );
+  }
+  const clientOid = f.clientOid ?? order?.clientOid;
+  return {
+    tradeId: f.tradeId,
+    orderId: f.orderId,
+    ...(clientOid !== undefined ? { clientOid } : {}),
+    ...(order !== undefined ? { strategy: order.strategy } : {}),
+    symbol: f.symbol,
+    side,
+    positionSide: f.positionSide,
+    orderSide: f.orderSide,
+    direction: f.direction,
+    createdTime: f.createdTime,
+    price: f.size.eq(0) ? f.size : f.value.div(f.size),
+    size: f.size,
+    value: f.value,
+    fee: f.fee,
+    realizedPnl: f.realizedPnl,
+    ...(order?.triggerPrice !== undefined ? { triggerPrice: order.triggerPrice } : {}),
+  };
+}
+
+/**
+ * Joins fills to orders and sorts them by createdTime (stable: ties keep the stored order). The join
+ * is by client_oid, then by exchange order id (the last created order holding it: `orders` come in
+ * the stores' order, byCreation). Throws InvariantViolation for a fill whose side cannot be known.
  */
 export function reportFills(fills: readonly StoredFill[], orders: readonly Order[]): ReportFill[] {
   const byClientOid = new Map<string, Order>();
@@ -59,36 +96,12 @@ export function reportFills(fills: readonly StoredFill[], orders: readonly Order
     byClientOid.set(o.clientOid, o);
     if (o.orderId !== undefined) byOrderId.set(o.orderId, o);
   }
-  const out = fills.map((f): ReportFill => {
-    const order =
-      (f.clientOid !== undefined ? byClientOid.get(f.clientOid) : undefined) ?? byOrderId.get(f.orderId);
-    const side = order?.side ?? sideFromFill(f);
-    if (side === undefined) {
-      throw new InvariantViolation(
-        `fill ${f.tradeId} (order ${f.orderId}) matches no order and its side cannot be read from ` +
-          `direction=${JSON.stringify(f.direction)} positionSide=${JSON.stringify(f.positionSide)} orderSide=${JSON.stringify(f.orderSide)}`,
-      );
-    }
-    const clientOid = f.clientOid ?? order?.clientOid;
-    return {
-      tradeId: f.tradeId,
-      orderId: f.orderId,
-      ...(clientOid !== undefined ? { clientOid } : {}),
-      ...(order !== undefined ? { strategy: order.strategy } : {}),
-      symbol: f.symbol,
-      side,
-      positionSide: f.positionSide,
-      orderSide: f.orderSide,
-      direction: f.direction,
-      createdTime: f.createdTime,
-      price: f.size.eq(0) ? f.size : f.value.div(f.size),
-      size: f.size,
-      value: f.value,
-      fee: f.fee,
-      realizedPnl: f.realizedPnl,
-      ...(order?.triggerPrice !== undefined ? { triggerPrice: order.triggerPrice } : {}),
-    };
-  });
+  const out = fills.map((f) =>
+    joinFill(
+      f,
+      (f.clientOid !== undefined ? byClientOid.get(f.clientOid) : undefined) ?? byOrderId.get(f.orderId),
+    ),
+  );
   // Array.prototype.sort is stable: fills at the same millisecond keep the store's order.
   return out.sort((a, b) => a.createdTime - b.createdTime);
 }

@@ -17,6 +17,7 @@ import {
   type TradeRow,
 } from './page-data.ts';
 import type { SummaryRow } from './table.ts';
+import { StringSink, type TextSink } from './text-sink.ts';
 
 export interface HtmlInput {
   readonly run: ReportJsonRun;
@@ -120,27 +121,52 @@ function inlineScript(name: string, code: string): string {
   return code;
 }
 
+/** The page's parts before its trade rows (HtmlInput without the trades and the charts). */
+export type HtmlHead = Omit<HtmlInput, 'trades' | 'charts'>;
+
 /** The whole page (deterministic: the same input gives the same text). */
 export function renderReportHtml(input: HtmlInput): string {
-  const lib = chartLibrary();
-  const data = {
-    run: {
-      ...input.run,
-      firstTickIso: isoTime(input.run.firstTickTime),
-      lastTickIso: isoTime(input.run.lastTickTime),
-    },
-    header: input.header,
-    headlines: input.headlines,
-    summaryRows: input.summaryRows,
-    returns: input.returns,
-    breakdownColumns: BREAKDOWN_COLUMNS,
-    breakdown: input.breakdown,
-    tradeColumns: TRADE_COLUMNS,
-    trades: input.trades,
-    charts: input.charts,
-  };
-  const title = input.header.title;
-  return `${pageOpening(title, STYLE)}
+  const sink = new StringSink();
+  const page = new ReportHtmlWriter(sink);
+  page.head(input);
+  for (const row of input.trades) page.trade(row);
+  page.end(input.charts);
+  return sink.text();
+}
+
+/**
+ * report.html written in parts — `head`, each trade row, `end` with the charts — without holding the
+ * trade rows: the same bytes as renderReportHtml. The page data is one JSON text whose `trades`
+ * array sits between the parts known before the trades and the charts; JSON.stringify of an object
+ * is the texts of its members put together, and the script escaping works character by character,
+ * so the parts escaped one by one give the whole escaped.
+ */
+export class ReportHtmlWriter {
+  readonly #out: TextSink;
+  #rows = 0;
+
+  constructor(out: TextSink) {
+    this.#out = out;
+  }
+
+  head(input: HtmlHead): void {
+    const data = {
+      run: {
+        ...input.run,
+        firstTickIso: isoTime(input.run.firstTickTime),
+        lastTickIso: isoTime(input.run.lastTickTime),
+      },
+      header: input.header,
+      headlines: input.headlines,
+      summaryRows: input.summaryRows,
+      returns: input.returns,
+      breakdownColumns: BREAKDOWN_COLUMNS,
+      breakdown: input.breakdown,
+      tradeColumns: TRADE_COLUMNS,
+    };
+    const title = input.header.title;
+    const json = JSON.stringify(data, bigintAsString);
+    this.#out.write(`${pageOpening(title, STYLE)}
 <p id="report-error" hidden></p>
 <dl id="report-run"></dl>
 <div id="report-kpis" class="kpis"></div>
@@ -157,19 +183,30 @@ export function renderReportHtml(input: HtmlInput): string {
 <div id="report-trades-box"><table id="report-trades"></table></div>
 </section>
 <footer>
-Charts drawn with TradingView Lightweight Charts™ v${escapeHtml(lib.version)}, Copyright (c) TradingView, Inc.,
+Charts drawn with TradingView Lightweight Charts™ v${escapeHtml(chartLibrary().version)}, Copyright (c) TradingView, Inc.,
 Apache License 2.0 (inlined below with its licence header). Long series are thinned for drawing
 (min/max buckets); report.json, fills.csv and trades.csv hold every sample, fill and trade. Times are UTC.
 </footer>
 </main>
-<script type="application/json" id="report-data">${escapeJsonForScript(JSON.stringify(data, bigintAsString))}</script>
+<script type="application/json" id="report-data">${escapeJsonForScript(json.slice(0, -1))},"trades":[`);
+  }
+
+  trade(row: TradeRow): void {
+    this.#out.write(
+      (this.#rows++ === 0 ? '' : ',') + escapeJsonForScript(JSON.stringify(row, bigintAsString)),
+    );
+  }
+
+  end(charts: ChartData): void {
+    this.#out.write(`],"charts":${escapeJsonForScript(JSON.stringify(charts, bigintAsString))}}</script>
 <script id="chart-library">
-${inlineScript('the chart library', lib.source)}
+${inlineScript('the chart library', chartLibrary().source)}
 </script>
 <script id="report-page">
 ${inlineScript('the page script', loadPageScript())}
 </script>
 </body>
 </html>
-`;
+`);
+  }
 }

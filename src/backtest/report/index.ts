@@ -1,20 +1,19 @@
-// The backtest report: everything a run writes, computed purely from its RunRecord.
-//   buildReport(record, opts)        → the three files' text and the summary (no I/O but reading the
+// The backtest report: everything a run writes, computed purely from its record.
+//   buildReport(record, opts)        → the four files' text and the summary (no I/O but reading the
 //                                      inlined chart library and page script)
-//   writeReport(dir, record, opts)   → writes report.json, fills.csv, trades.csv, report.html atomically
-import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
+//   writeReport(dir, run, opts)      → writes report.json, fills.csv, trades.csv, report.html, each
+//                                      through a temporary file renamed once complete; `run` is a
+//                                      RunRecord or a long backtest's SpooledRun (its rows in a
+//                                      temporary database): the report streams from it either way
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { threadId } from 'node:worker_threads';
-import { buildChartData, type ChartOptions } from './chart-data.ts';
-import { renderFillsCsv, renderTradesCsv } from './csv.ts';
-import { reportFills } from './fills.ts';
-import { renderReportHtml } from './html.ts';
-import { buildReportJson, renderReportJson } from './json.ts';
-import { breakdownRows, headlines, pageHeader, priceDecimals, returnsTable, tradeRows } from './page-data.ts';
-import { summarizeJoined, type Summary, type SummaryOptions } from './summary.ts';
-import { summaryRows } from './table.ts';
-import { buildTrades } from './trades.ts';
-import type { RunRecord } from './types.ts';
+import { countOrders, type OrderCounts } from './order-counts.ts';
+import { MemoryRows, type ReportRows } from './report-rows.ts';
+import { summarizeRows, writeReportParts, type ReportOptions, type ReportSinks } from './report-writer.ts';
+import type { SpooledRows } from './spooled-rows.ts';
+import type { Summary, SummaryOptions } from './summary.ts';
+import { FileSink, StringSink } from './text-sink.ts';
+import type { RunFacts, RunRecord } from './types.ts';
 
 export type { RunRecord, RunInfo, RunStrategy, EquitySample, PricePoint, DisabledStrategy } from './types.ts';
 export type { Summary, SummaryOptions } from './summary.ts';
@@ -27,7 +26,9 @@ export { summarize, DEFAULT_SHARPE_INTERVAL_MS } from './summary.ts';
 export { summaryRows, renderSummaryText, disabledText } from './table.ts';
 export { FILLS_CSV_COLUMNS, TRADES_CSV_COLUMNS } from './csv.ts';
 
-export type ReportOptions = SummaryOptions & ChartOptions;
+export type { ReportOptions } from './report-writer.ts';
+export type { RunFacts } from './types.ts';
+export { SpooledRows } from './spooled-rows.ts';
 
 export const REPORT_FILES = {
   json: 'report.json',
@@ -55,58 +56,64 @@ export interface WrittenReport {
   };
 }
 
-/** The report's three texts and its summary (deterministic: same record and options, same bytes). */
-export function buildReport(record: RunRecord, opts: ReportOptions = {}): BuiltReport {
-  const fills = reportFills(record.fills, record.orders);
-  const trades = buildTrades(fills, record.run.lastTickTime);
-  const summary = summarizeJoined(record, fills, trades, opts);
-  const report = buildReportJson(record, summary, fills, trades);
-  const charts = buildChartData(record, fills, summary, opts);
+/**
+ * A backtest's run with its fills and orders spooled out of memory (runSpooledBacktest): the facts,
+ * the counts over every order, and the rows. `rows.close()` removes the spool.
+ */
+export interface SpooledRun {
+  readonly facts: RunFacts;
+  readonly orderCounts: OrderCounts;
+  readonly rows: SpooledRows;
+}
+
+function isSpooled(run: RunRecord | SpooledRun): run is SpooledRun {
+  return 'rows' in run;
+}
+
+function partsOf(run: RunRecord | SpooledRun): {
+  facts: RunFacts;
+  counts: OrderCounts;
+  rows: ReportRows;
+} {
+  if (isSpooled(run)) return { facts: run.facts, counts: run.orderCounts, rows: run.rows };
+  return { facts: run, counts: run.orderCounts ?? countOrders(run.orders), rows: new MemoryRows(run) };
+}
+
+/** The run's summary alone, as its report gives it (a sweep's row). */
+export function summarizeRun(run: RunRecord | SpooledRun, opts: SummaryOptions = {}): Summary {
+  const { facts, counts, rows } = partsOf(run);
+  return summarizeRows(facts, counts, rows, opts);
+}
+
+/** The report's four texts and its summary (deterministic: same record and options, same bytes). */
+export function buildReport(run: RunRecord | SpooledRun, opts: ReportOptions = {}): BuiltReport {
+  const { facts, counts, rows } = partsOf(run);
+  const sinks = {
+    json: new StringSink(),
+    csv: new StringSink(),
+    tradesCsv: new StringSink(),
+    html: new StringSink(),
+  };
+  const summary = writeReportParts(facts, counts, rows, sinks, opts);
   return {
     summary,
-    json: renderReportJson(report),
-    csv: renderFillsCsv(fills),
-    tradesCsv: renderTradesCsv(trades),
-    html: renderReportHtml({
-      run: report.run,
-      header: pageHeader(report.run),
-      headlines: headlines(summary),
-      summaryRows: summaryRows(summary),
-      returns: returnsTable(record, summary),
-      breakdown: breakdownRows(summary),
-      trades: tradeRows(
-        report.trades,
-        (symbol) =>
-          priceDecimals(record, symbol, charts.symbols.find((c) => c.symbol === symbol)?.precision ?? 2),
-        record.run.lastTickTime,
-      ),
-      charts,
-    }),
+    json: sinks.json.text(),
+    csv: sinks.csv.text(),
+    tradesCsv: sinks.tradesCsv.text(),
+    html: sinks.html.text(),
   };
 }
 
-let tmpSequence = 0;
-
-/** Writes `text` to `path` through a temporary file and a rename, so readers never see half a file. */
-async function writeAtomically(path: string, text: string): Promise<void> {
-  // Unique per process, thread and call: sweep workers are threads of one process.
-  const tmp = `${path}.${process.pid}-${threadId}-${tmpSequence++}.tmp`;
-  try {
-    await writeFile(tmp, text, 'utf8');
-    await rename(tmp, path);
-  } catch (e) {
-    await rm(tmp, { force: true });
-    throw e;
-  }
-}
-
-/** Builds the report and writes report.json, fills.csv, trades.csv and report.html into `dir` (created if needed). */
+/**
+ * Writes report.json, fills.csv, trades.csv and report.html into `dir` (created if needed), streaming
+ * them from the run's rows; each file appears complete or not at all.
+ */
 export async function writeReport(
   dir: string,
-  record: RunRecord,
+  run: RunRecord | SpooledRun,
   opts: ReportOptions = {},
 ): Promise<WrittenReport> {
-  const built = buildReport(record, opts);
+  const { facts, counts, rows } = partsOf(run);
   await mkdir(dir, { recursive: true });
   const files = {
     json: join(dir, REPORT_FILES.json),
@@ -114,9 +121,24 @@ export async function writeReport(
     tradesCsv: join(dir, REPORT_FILES.tradesCsv),
     html: join(dir, REPORT_FILES.html),
   };
-  await writeAtomically(files.json, built.json);
-  await writeAtomically(files.csv, built.csv);
-  await writeAtomically(files.tradesCsv, built.tradesCsv);
-  await writeAtomically(files.html, built.html);
-  return { summary: built.summary, files };
+  const opened: FileSink[] = [];
+  const open = (path: string): FileSink => {
+    const sink = new FileSink(path);
+    opened.push(sink);
+    return sink;
+  };
+  try {
+    const sinks: ReportSinks = {
+      json: open(files.json),
+      csv: open(files.csv),
+      tradesCsv: open(files.tradesCsv),
+      html: open(files.html),
+    };
+    const summary = writeReportParts(facts, counts, rows, sinks, opts);
+    for (const sink of opened) sink.commit();
+    return { summary, files };
+  } catch (e) {
+    for (const sink of opened) sink.abort();
+    throw e;
+  }
 }

@@ -1,11 +1,12 @@
 // report.json: { run, summary, equityCurve, fills, trades } (ARCHITECTURE.md, "Report"). Built in a fixed key
 // order and written by canonicalJson, so the same RunRecord gives the same bytes; no wall-clock value.
-import { canonicalJson, sortKeysDeep } from './canonical-json.ts';
+import { canonicalJson, canonicalJsonAt, sortKeysDeep } from './canonical-json.ts';
 import type { ReportFill } from './fills.ts';
 import { money } from './format.ts';
 import type { Summary } from './summary.ts';
 import type { Trade } from './trades.ts';
-import type { RunRecord } from './types.ts';
+import type { TextSink } from './text-sink.ts';
+import type { RunFacts } from './types.ts';
 
 export interface ReportJsonRun {
   readonly strategies: readonly { readonly id: string; readonly file: string; readonly params: unknown }[];
@@ -107,7 +108,7 @@ export function jsonFill(f: ReportFill): ReportJsonFill {
   };
 }
 
-export function jsonRun(record: RunRecord): ReportJsonRun {
+export function jsonRun(record: RunFacts): ReportJsonRun {
   const { run } = record;
   return {
     strategies: run.strategies.map((s) => ({ id: s.id, file: s.file, params: sortKeysDeep(s.params) })),
@@ -119,9 +120,18 @@ export function jsonRun(record: RunRecord): ReportJsonRun {
   };
 }
 
+function jsonEquityCurve(record: RunFacts): ReportJsonEquityPoint[] {
+  return record.equity.map((s) => ({
+    t: s.t,
+    equity: money(s.equity),
+    realized: money(s.realized),
+    unrealized: money(s.unrealized),
+  }));
+}
+
 /** The report as a value (fills already joined and sorted by reportFills). */
 export function buildReportJson(
-  record: RunRecord,
+  record: RunFacts,
   summary: Summary,
   fills: readonly ReportFill[],
   trades: readonly Trade[],
@@ -129,12 +139,7 @@ export function buildReportJson(
   return {
     run: jsonRun(record),
     summary,
-    equityCurve: record.equity.map((s) => ({
-      t: s.t,
-      equity: money(s.equity),
-      realized: money(s.realized),
-      unrealized: money(s.unrealized),
-    })),
+    equityCurve: jsonEquityCurve(record),
     fills: fills.map(jsonFill),
     trades: trades.map(jsonTrade),
   };
@@ -143,4 +148,62 @@ export function buildReportJson(
 /** The text of report.json (ends with a newline). */
 export function renderReportJson(report: ReportJson): string {
   return canonicalJson(report) + '\n';
+}
+
+/**
+ * report.json written in parts, in its key order — `head` (run, summary, equity curve), each fill,
+ * `startTrades`, each trade, `end` — without holding the fills or the trades: the same bytes as
+ * renderReportJson(buildReportJson(…)) for the same parts (canonicalJson's layout, put together).
+ */
+export class ReportJsonWriter {
+  readonly #out: TextSink;
+  #items = 0;
+  #array = '';
+
+  constructor(out: TextSink) {
+    this.#out = out;
+  }
+
+  head(record: RunFacts, summary: Summary): void {
+    const at = (v: unknown, key: string): string => canonicalJsonAt(v, '  ', `$.${key}`);
+    this.#out.write(
+      `{\n  "run": ${at(jsonRun(record), 'run')},\n  "summary": ${at(summary, 'summary')},\n` +
+        `  "equityCurve": ${at(jsonEquityCurve(record), 'equityCurve')},\n  "fills": `,
+    );
+    this.#startArray('fills');
+  }
+
+  fill(f: ReportFill): void {
+    this.#item(jsonFill(f));
+  }
+
+  startTrades(): void {
+    this.#endArray();
+    this.#out.write(',\n  "trades": ');
+    this.#startArray('trades');
+  }
+
+  trade(t: ReportJsonTrade): void {
+    this.#item(t);
+  }
+
+  end(): void {
+    this.#endArray();
+    this.#out.write('\n}\n');
+  }
+
+  #startArray(key: string): void {
+    this.#array = key;
+    this.#items = 0;
+  }
+
+  #item(v: unknown): void {
+    const text = canonicalJsonAt(v, '    ', `$.${this.#array}[${this.#items}]`);
+    this.#out.write(`${this.#items === 0 ? '[\n' : ',\n'}    ${text}`);
+    this.#items++;
+  }
+
+  #endArray(): void {
+    this.#out.write(this.#items === 0 ? '[]' : '\n  ]');
+  }
 }

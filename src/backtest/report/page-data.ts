@@ -14,7 +14,7 @@ import {
 import type { ReportJsonRun, ReportJsonTrade } from './json.ts';
 import { DAY_MS, periodReturns, periodStart } from './metrics.ts';
 import { startingBalance, type Breakdown, type Summary } from './summary.ts';
-import type { RunRecord } from './types.ts';
+import type { RunFacts } from './types.ts';
 
 /** A run at least this long gets a monthly returns table; shorter runs a daily one. */
 export const MONTHLY_TABLE_MIN_MS = 60 * DAY_MS;
@@ -106,7 +106,7 @@ function periodLabel(start: number, period: 'month' | 'day'): string {
 }
 
 /** Monthly returns when the run lasts MONTHLY_TABLE_MIN_MS or more, daily otherwise (UTC periods). */
-export function returnsTable(record: RunRecord, summary: Summary): ReturnsTable {
+export function returnsTable(record: RunFacts, summary: Summary): ReturnsTable {
   const period = record.run.lastTickTime - record.run.firstTickTime >= MONTHLY_TABLE_MIN_MS ? 'month' : 'day';
   const start = startingBalance(record, dec(summary.netPnl));
   if (start === null) return { period, rows: [] };
@@ -122,7 +122,7 @@ export function returnsTable(record: RunRecord, summary: Summary): ReturnsTable 
 }
 
 /** Decimals to print a symbol's prices at: its tick when known, else the chart's precision. */
-export function priceDecimals(record: RunRecord, symbol: string, fallback: number): number {
+export function priceDecimals(record: RunFacts, symbol: string, fallback: number): number {
   const tick =
     record.tickSizes !== undefined && Object.hasOwn(record.tickSizes, symbol)
       ? record.tickSizes[symbol]
@@ -168,51 +168,59 @@ export const BREAKDOWN_COLUMNS = [
   'Buy and hold',
 ] as const;
 
+/** The page's row of the `i`-th trade (0-based) of the report's order. */
+export function tradeRow(
+  t: ReportJsonTrade,
+  i: number,
+  decimalsOf: (symbol: string) => number,
+  endTime: number,
+): TradeRow {
+  const d = decimalsOf(t.symbol);
+  const num = (x: string | null): number | null => (x === null ? null : Number(x));
+  return {
+    cells: [
+      String(i + 1),
+      t.strategy ?? '',
+      t.symbol,
+      t.side,
+      shortTime(t.entryTime),
+      t.exitTime === null ? 'open' : shortTime(t.exitTime),
+      humanDuration(t.durationMs),
+      t.size,
+      humanPrice(t.entryPrice, d),
+      humanPrice(t.exitPrice, d),
+      humanMoney(t.pnl),
+      humanMoney(t.fees),
+      humanMoney(t.netPnl),
+      t.exitReason.replaceAll('_', ' '),
+    ],
+    keys: [
+      i + 1,
+      t.strategy ?? '',
+      t.symbol,
+      t.side,
+      t.entryTime,
+      t.exitTime,
+      t.durationMs,
+      num(t.size),
+      num(t.entryPrice),
+      num(t.exitPrice),
+      num(t.pnl),
+      num(t.fees),
+      num(t.netPnl),
+      t.exitReason,
+    ],
+    symbol: t.symbol,
+    from: Math.floor(t.entryTime / 1000),
+    to: Math.floor((t.exitTime ?? Math.max(endTime, t.entryTime)) / 1000),
+    tone: moneySign(t.netPnl),
+  };
+}
+
 export function tradeRows(
   trades: readonly ReportJsonTrade[],
   decimalsOf: (symbol: string) => number,
   endTime: number,
 ): TradeRow[] {
-  return trades.map((t, i) => {
-    const d = decimalsOf(t.symbol);
-    const num = (x: string | null): number | null => (x === null ? null : Number(x));
-    return {
-      cells: [
-        String(i + 1),
-        t.strategy ?? '',
-        t.symbol,
-        t.side,
-        shortTime(t.entryTime),
-        t.exitTime === null ? 'open' : shortTime(t.exitTime),
-        humanDuration(t.durationMs),
-        t.size,
-        humanPrice(t.entryPrice, d),
-        humanPrice(t.exitPrice, d),
-        humanMoney(t.pnl),
-        humanMoney(t.fees),
-        humanMoney(t.netPnl),
-        t.exitReason.replaceAll('_', ' '),
-      ],
-      keys: [
-        i + 1,
-        t.strategy ?? '',
-        t.symbol,
-        t.side,
-        t.entryTime,
-        t.exitTime,
-        t.durationMs,
-        num(t.size),
-        num(t.entryPrice),
-        num(t.exitPrice),
-        num(t.pnl),
-        num(t.fees),
-        num(t.netPnl),
-        t.exitReason,
-      ],
-      symbol: t.symbol,
-      from: Math.floor(t.entryTime / 1000),
-      to: Math.floor((t.exitTime ?? Math.max(endTime, t.entryTime)) / 1000),
-      tone: moneySign(t.netPnl),
-    };
-  });
+  return trades.map((t, i) => tradeRow(t, i, decimalsOf, endTime));
 }

@@ -30,9 +30,7 @@ import { InvariantViolation } from '../../core/errors.ts';
 import { isOpening } from '../../core/orders.ts';
 import { reportFills, type ReportFill } from './fills.ts';
 import { decRatio, floatRatio, money } from './format.ts';
-import { countOrders, type PlanOrderCounts } from './order-counts.ts';
-
-export type { PlanOrderCounts } from './order-counts.ts';
+import { countOrders, type OrderCounts, type PlanOrderCounts } from './order-counts.ts';
 import {
   DrawdownTracker,
   TradeStats,
@@ -44,12 +42,33 @@ import {
   returnsAsNumbers,
   type PriceRange,
 } from './metrics.ts';
+import {
+  ExposureTracker,
+  checkTimeOrder,
+  maxDrawdown,
+  priceRange,
+  runSymbolsOf,
+  sharpeRatio,
+  startingBalance,
+} from './run-figures.ts';
 import { buildTrades, type Trade } from './trades.ts';
-import type { DisabledStrategy, EquitySample, RunRecord } from './types.ts';
+import type { DisabledStrategy, RunFacts, RunRecord } from './types.ts';
+
+export type { PlanOrderCounts } from './order-counts.ts';
+export type { Drawdown } from './run-figures.ts';
+export {
+  checkTimeOrder,
+  exposure,
+  maxDrawdown,
+  priceRange,
+  runSymbols,
+  runSymbolsOf,
+  sharpeRatio,
+  startingBalance,
+} from './run-figures.ts';
 
 export const DEFAULT_SHARPE_INTERVAL_MS = 3_600_000;
 const YEAR_MS = 365 * 24 * 3_600_000;
-const MAX_SHARPE_POINTS = 10_000_000;
 
 /** Trade figures of one strategy or one symbol (money as exact decimal strings). */
 export interface Breakdown {
@@ -125,115 +144,9 @@ export interface SummaryOptions {
   readonly sharpeIntervalMs?: number;
 }
 
-export interface Drawdown {
-  /** Largest peak-to-trough fall, ≥ 0. */
-  readonly amount: Dec;
-  /** Largest fall ÷ its peak; null when a fall happened from a peak ≤ 0. */
-  readonly fraction: Dec | null;
-}
-
-/** Max drawdown of an equity series (samples in time order). */
-export function maxDrawdown(equity: readonly Dec[]): Drawdown {
-  let amount = ZERO;
-  let fraction: Dec | null = ZERO;
-  let peak: Dec | undefined;
-  let trough: Dec | undefined;
-  for (const e of equity) {
-    if (peak === undefined || e.gt(peak)) {
-      peak = e;
-      trough = e;
-      continue;
-    }
-    // Under one peak, both the fall and the fall ÷ peak are largest at the lowest point: only a new
-    // trough can improve either, so the division runs rarely.
-    if (trough !== undefined && e.gte(trough)) continue;
-    trough = e;
-    const fall = peak.minus(e);
-    if (fall.gt(amount)) amount = fall;
-    if (peak.lte(0)) fraction = null;
-    else if (fraction !== null) {
-      const f = fall.div(peak);
-      if (f.gt(fraction)) fraction = f;
-    }
-  }
-  return { amount, fraction };
-}
-
-/** Sharpe ratio of fixed-interval equity returns (see the definitions above); null when undefined. */
-export function sharpeRatio(samples: readonly EquitySample[], intervalMs: number): number | null {
-  const first = samples[0];
-  const last = samples[samples.length - 1];
-  if (first === undefined || last === undefined) return null;
-  if ((last.t - first.t) / intervalMs > MAX_SHARPE_POINTS) {
-    throw new InvariantViolation(
-      `sharpe interval ${intervalMs} ms is too fine for a run of ${last.t - first.t} ms`,
-    );
-  }
-  const grid: number[] = [];
-  let i = 0;
-  for (let b = first.t; b <= last.t; b += intervalMs) {
-    while (i + 1 < samples.length && samples[i + 1]!.t <= b) i++;
-    grid.push(decToNumber(samples[i]!.equity));
-  }
-  const returns: number[] = [];
-  for (let k = 1; k < grid.length; k++) {
-    const prev = grid[k - 1]!;
-    if (prev <= 0) return null;
-    returns.push(grid[k]! / prev - 1);
-  }
-  if (returns.length < 2) return null;
-  let sum = 0;
-  for (const r of returns) sum += r;
-  const mean = sum / returns.length;
-  let sq = 0;
-  for (const r of returns) sq += (r - mean) * (r - mean);
-  const sd = Math.sqrt(sq / (returns.length - 1));
-  if (!(sd > 0)) return null;
-  return mean / sd;
-}
-
-/** Fraction of [from, to] with any non-zero position, from fills in time order. */
-export function exposure(fills: readonly ReportFill[], from: number, to: number): Dec {
-  if (!(to > from)) return ZERO;
-  const held = new Map<string, Dec>();
-  let openLegs = 0;
-  let openedAt = 0;
-  let covered = 0;
-  const clip = (t: number): number => Math.min(Math.max(t, from), to);
-  for (const f of fills) {
-    const key = `${f.symbol}\u0000${f.side.endsWith('long') ? 'long' : 'short'}`;
-    const before = held.get(key) ?? ZERO;
-    const after = isOpening(f.side) ? before.plus(f.size) : before.minus(f.size);
-    held.set(key, after);
-    const wasOpen = !before.eq(0);
-    const isOpen = !after.eq(0);
-    if (wasOpen === isOpen) continue;
-    if (isOpen) {
-      if (openLegs === 0) openedAt = f.createdTime;
-      openLegs++;
-    } else {
-      openLegs--;
-      if (openLegs === 0) covered += clip(f.createdTime) - clip(openedAt);
-    }
-  }
-  if (openLegs > 0) covered += to - clip(openedAt);
-  return ZERO.plus(covered).div(to - from);
-}
-
 function sortedCounts(counts: Readonly<Record<string, number>>): Record<string, number> {
   // fromEntries defines own properties, so even a key like "__proto__" stays a plain count.
   return Object.fromEntries(Object.entries(counts).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
-}
-
-/** Throws InvariantViolation when the samples' `t` ever decreases. */
-export function checkTimeOrder(samples: readonly { readonly t: number }[], what: string): void {
-  for (let k = 1; k < samples.length; k++) {
-    if (samples[k]!.t < samples[k - 1]!.t) {
-      throw new InvariantViolation(
-        `${what}: sample ${k} at t=${samples[k]!.t} is before t=${samples[k - 1]!.t}`,
-      );
-    }
-  }
 }
 
 /** Key of trades whose opening fill matched no order, in byStrategy. */
@@ -262,32 +175,164 @@ function breakdown(st: TradeStats): Breakdown {
 }
 
 /**
- * The symbols the run is about: run.symbols when the record names them, else those with fills, else
- * every symbol with prices (sorted).
+ * The summary computed as the run's fills and trades pass, one at a time: fills in time order (the
+ * report's order), then every trade (any order: the trade figures are sums, counts and extremes).
+ * `finish` adds what the bounded parts of the record say (equity samples, prices, counts). Memory
+ * stays flat in the fills and trades: a few values per strategy and symbol.
  */
-export function runSymbols(record: RunRecord, fills: readonly ReportFill[]): string[] {
-  if (record.run.symbols !== undefined) return [...new Set(record.run.symbols)].sort();
-  const traded = new Set(fills.map((f) => f.symbol));
-  const list = traded.size > 0 ? [...traded] : Object.keys(record.prices);
-  return list.sort();
-}
+export class SummaryBuilder {
+  #fills = 0;
+  #volume = ZERO;
+  #feesPaid = ZERO;
+  #realized = ZERO;
+  #closing = 0;
+  #wins = 0;
+  readonly #exposure: ExposureTracker;
+  /** Symbols with a fill (runSymbolsOf). */
+  readonly traded = new Set<string>();
+  readonly #all = new TradeStats();
+  readonly #perStrategy = new Map<string, TradeStats>();
+  readonly #perSymbol = new Map<string, TradeStats>();
 
-/** First and last price of `symbol`: record.priceRanges, else its first and last sampled price. */
-export function priceRange(record: RunRecord, symbol: string): PriceRange | undefined {
-  if (record.priceRanges !== undefined && Object.hasOwn(record.priceRanges, symbol)) {
-    return record.priceRanges[symbol];
+  readonly facts: RunFacts;
+
+  constructor(facts: RunFacts) {
+    this.facts = facts;
+    this.#exposure = new ExposureTracker(facts.run.firstTickTime, facts.run.lastTickTime);
   }
-  const points = Object.hasOwn(record.prices, symbol) ? record.prices[symbol] : undefined;
-  const first = points?.[0];
-  const last = points?.[points.length - 1];
-  return first === undefined || last === undefined ? undefined : { first: first.last, last: last.last };
-}
 
-/** The starting balance: record.startingBalance, else the last equity sample minus the net PnL. */
-export function startingBalance(record: RunRecord, netPnl: Dec): Dec | null {
-  if (record.startingBalance !== undefined) return record.startingBalance;
-  const last = record.equity[record.equity.length - 1];
-  return last === undefined ? null : last.equity.minus(netPnl);
+  /** The next fill, in time order. */
+  addFill(f: ReportFill): void {
+    this.#fills++;
+    this.#volume = this.#volume.plus(f.value);
+    this.#feesPaid = this.#feesPaid.plus(f.fee);
+    this.#realized = this.#realized.plus(f.realizedPnl);
+    if (!isOpening(f.side) && !f.realizedPnl.eq(0)) {
+      this.#closing++;
+      if (f.realizedPnl.gt(0)) this.#wins++;
+    }
+    this.#exposure.add(f);
+    this.traded.add(f.symbol);
+  }
+
+  addTrade(t: Trade): void {
+    this.#all.add(t);
+    const sk = t.strategy ?? NO_STRATEGY;
+    let st = this.#perStrategy.get(sk);
+    if (st === undefined) this.#perStrategy.set(sk, (st = new TradeStats()));
+    st.add(t);
+    let sy = this.#perSymbol.get(t.symbol);
+    if (sy === undefined) this.#perSymbol.set(t.symbol, (sy = new TradeStats()));
+    sy.add(t);
+  }
+
+  /** The symbols the run is about (runSymbolsOf), once every fill was added. */
+  symbols(): string[] {
+    return runSymbolsOf(this.facts, this.traded);
+  }
+
+  finish(counts: OrderCounts, opts: SummaryOptions = {}): Summary {
+    const record = this.facts;
+    const intervalMs = opts.sharpeIntervalMs ?? DEFAULT_SHARPE_INTERVAL_MS;
+    if (!Number.isSafeInteger(intervalMs) || intervalMs <= 0) {
+      throw new InvariantViolation(`sharpeIntervalMs must be a positive integer, got ${intervalMs}`);
+    }
+    checkTimeOrder(record.equity, 'equity');
+    const unrealized = record.equity[record.equity.length - 1]?.unrealized ?? ZERO;
+    const netPnl = this.#realized.minus(this.#feesPaid).plus(unrealized);
+    const dd = maxDrawdown(record.equity.map((s) => s.equity));
+    const sharpe = sharpeRatio(record.equity, intervalMs);
+
+    const tracker = new DrawdownTracker();
+    for (const s of record.equity) tracker.add(s.t, s.equity);
+    const episode = tracker.episode();
+
+    const all = this.#all;
+    const perStrategy = new Map(this.#perStrategy);
+    const perSymbol = new Map(this.#perSymbol);
+    const symbols = this.symbols();
+    for (const sym of symbols) if (!perSymbol.has(sym)) perSymbol.set(sym, new TradeStats());
+    for (const s of record.run.strategies)
+      if (!perStrategy.has(s.id)) perStrategy.set(s.id, new TradeStats());
+
+    const start = startingBalance(record, netPnl);
+    const final = record.equity[record.equity.length - 1]?.equity ?? null;
+    const totalReturn = start !== null && final !== null && start.gt(0) ? final.div(start).minus(1) : null;
+    const growth =
+      start !== null && final !== null
+        ? cagr(start, final, record.run.lastTickTime - record.run.firstTickTime)
+        : null;
+    const ranges = new Map<string, PriceRange>();
+    for (const sym of symbols) {
+      const r = priceRange(record, sym);
+      if (r !== undefined) ranges.set(sym, r);
+    }
+    const bh = buyAndHold([...ranges.values()]);
+    const daily = start === null ? [] : returnsAsNumbers(periodReturns(record.equity, start, 'day'));
+    const sharpeDaily = dailySharpe(daily);
+    const sortino = dailySortino(daily);
+    const calmar =
+      growth !== null && dd.fraction !== null && dd.fraction.gt(0) ? growth / decToNumber(dd.fraction) : null;
+
+    return {
+      ordersPlaced: counts.placed,
+      ordersCanceled: counts.canceled,
+      ordersRejected: counts.rejected,
+      planOrders: counts.plans,
+      fills: this.#fills,
+      volume: money(this.#volume),
+      feesPaid: money(this.#feesPaid),
+      realizedPnl: money(this.#realized),
+      unrealizedPnl: money(unrealized),
+      netPnl: money(netPnl),
+      maxDrawdown: money(dd.amount),
+      maxDrawdownFraction: dd.fraction === null ? null : decRatio(dd.fraction),
+      winRate: this.#closing === 0 ? null : decRatio(ZERO.plus(this.#wins).div(this.#closing)),
+      intervalSharpe: sharpe === null ? null : floatRatio(sharpe),
+      intervalSharpeAnnualized: sharpe === null ? null : floatRatio(sharpe * Math.sqrt(YEAR_MS / intervalMs)),
+      sharpeIntervalMs: intervalMs,
+      exposure: decRatio(this.#exposure.value()),
+      startingBalance: optMoney(start),
+      finalEquity: optMoney(final),
+      totalReturn: optRatio(totalReturn),
+      cagr: growth === null ? null : floatRatio(growth),
+      buyAndHoldReturn: optRatio(bh),
+      dailyReturns: daily.length,
+      sharpe: sharpeDaily === null ? null : floatRatio(sharpeDaily),
+      sortino: sortino === null ? null : floatRatio(sortino),
+      calmar: calmar === null ? null : floatRatio(calmar),
+      trades: all.closed,
+      openTrades: all.open,
+      tradeWinRate: optRatio(all.winRate()),
+      profitFactor: optRatio(all.profitFactor()),
+      expectancy: optMoney(all.expectancy()),
+      avgTradeDurationMs: all.avgDurationMs(),
+      bestTrade: optMoney(all.best),
+      worstTrade: optMoney(all.worst),
+      maxDrawdownStart: episode.start,
+      maxDrawdownEnd: episode.end,
+      maxDrawdownDurationMs: episode.durationMs,
+      requestsByEndpoint: sortedCounts(record.requestsByEndpoint),
+      weightUsed: { ip: record.weightUsed.ip, uid: record.weightUsed.uid },
+      rejectionsByReason: sortedCounts(record.rejectionsByReason),
+      responses429: record.responses429,
+      strategiesDisabled: record.strategiesDisabled.map((d) => ({
+        strategy: d.strategy,
+        at: d.at,
+        reason: d.reason,
+      })),
+      byStrategy: Object.fromEntries(byKeyOrder(perStrategy).map(([k, st]) => [k, breakdown(st)])),
+      bySymbol: Object.fromEntries(
+        byKeyOrder(perSymbol).map(([k, st]) => {
+          const r = ranges.get(k);
+          return [
+            k,
+            { ...breakdown(st), buyAndHoldReturn: r === undefined ? null : optRatio(buyAndHold([r])) },
+          ];
+        }),
+      ),
+    };
+  }
 }
 
 /** Computes the summary of a run (pure; deterministic). */
@@ -306,128 +351,8 @@ export function summarizeJoined(
   trades: readonly Trade[],
   opts: SummaryOptions = {},
 ): Summary {
-  const intervalMs = opts.sharpeIntervalMs ?? DEFAULT_SHARPE_INTERVAL_MS;
-  if (!Number.isSafeInteger(intervalMs) || intervalMs <= 0) {
-    throw new InvariantViolation(`sharpeIntervalMs must be a positive integer, got ${intervalMs}`);
-  }
-  checkTimeOrder(record.equity, 'equity');
-
-  let volume = ZERO;
-  let feesPaid = ZERO;
-  let realized = ZERO;
-  let closing = 0;
-  let wins = 0;
-  for (const f of fills) {
-    volume = volume.plus(f.value);
-    feesPaid = feesPaid.plus(f.fee);
-    realized = realized.plus(f.realizedPnl);
-    if (!isOpening(f.side) && !f.realizedPnl.eq(0)) {
-      closing++;
-      if (f.realizedPnl.gt(0)) wins++;
-    }
-  }
-  const unrealized = record.equity[record.equity.length - 1]?.unrealized ?? ZERO;
-  const netPnl = realized.minus(feesPaid).plus(unrealized);
-  const dd = maxDrawdown(record.equity.map((s) => s.equity));
-  const sharpe = sharpeRatio(record.equity, intervalMs);
-
-  const tracker = new DrawdownTracker();
-  for (const s of record.equity) tracker.add(s.t, s.equity);
-  const episode = tracker.episode();
-
-  const all = new TradeStats();
-  const perStrategy = new Map<string, TradeStats>();
-  const perSymbol = new Map<string, TradeStats>();
-  const symbols = runSymbols(record, fills);
-  for (const sym of symbols) perSymbol.set(sym, new TradeStats());
-  for (const t of trades) {
-    all.add(t);
-    const sk = t.strategy ?? NO_STRATEGY;
-    let st = perStrategy.get(sk);
-    if (st === undefined) perStrategy.set(sk, (st = new TradeStats()));
-    st.add(t);
-    let sy = perSymbol.get(t.symbol);
-    if (sy === undefined) perSymbol.set(t.symbol, (sy = new TradeStats()));
-    sy.add(t);
-  }
-  for (const s of record.run.strategies) if (!perStrategy.has(s.id)) perStrategy.set(s.id, new TradeStats());
-
-  const start = startingBalance(record, netPnl);
-  const final = record.equity[record.equity.length - 1]?.equity ?? null;
-  const totalReturn = start !== null && final !== null && start.gt(0) ? final.div(start).minus(1) : null;
-  const growth =
-    start !== null && final !== null
-      ? cagr(start, final, record.run.lastTickTime - record.run.firstTickTime)
-      : null;
-  const ranges = new Map<string, PriceRange>();
-  for (const sym of symbols) {
-    const r = priceRange(record, sym);
-    if (r !== undefined) ranges.set(sym, r);
-  }
-  const bh = buyAndHold([...ranges.values()]);
-  const daily = start === null ? [] : returnsAsNumbers(periodReturns(record.equity, start, 'day'));
-  const sharpeDaily = dailySharpe(daily);
-  const sortino = dailySortino(daily);
-  const calmar =
-    growth !== null && dd.fraction !== null && dd.fraction.gt(0) ? growth / decToNumber(dd.fraction) : null;
-
-  const counts = record.orderCounts ?? countOrders(record.orders);
-  return {
-    ordersPlaced: counts.placed,
-    ordersCanceled: counts.canceled,
-    ordersRejected: counts.rejected,
-    planOrders: counts.plans,
-    fills: fills.length,
-    volume: money(volume),
-    feesPaid: money(feesPaid),
-    realizedPnl: money(realized),
-    unrealizedPnl: money(unrealized),
-    netPnl: money(netPnl),
-    maxDrawdown: money(dd.amount),
-    maxDrawdownFraction: dd.fraction === null ? null : decRatio(dd.fraction),
-    winRate: closing === 0 ? null : decRatio(ZERO.plus(wins).div(closing)),
-    intervalSharpe: sharpe === null ? null : floatRatio(sharpe),
-    intervalSharpeAnnualized: sharpe === null ? null : floatRatio(sharpe * Math.sqrt(YEAR_MS / intervalMs)),
-    sharpeIntervalMs: intervalMs,
-    exposure: decRatio(exposure(fills, record.run.firstTickTime, record.run.lastTickTime)),
-    startingBalance: optMoney(start),
-    finalEquity: optMoney(final),
-    totalReturn: optRatio(totalReturn),
-    cagr: growth === null ? null : floatRatio(growth),
-    buyAndHoldReturn: optRatio(bh),
-    dailyReturns: daily.length,
-    sharpe: sharpeDaily === null ? null : floatRatio(sharpeDaily),
-    sortino: sortino === null ? null : floatRatio(sortino),
-    calmar: calmar === null ? null : floatRatio(calmar),
-    trades: all.closed,
-    openTrades: all.open,
-    tradeWinRate: optRatio(all.winRate()),
-    profitFactor: optRatio(all.profitFactor()),
-    expectancy: optMoney(all.expectancy()),
-    avgTradeDurationMs: all.avgDurationMs(),
-    bestTrade: optMoney(all.best),
-    worstTrade: optMoney(all.worst),
-    maxDrawdownStart: episode.start,
-    maxDrawdownEnd: episode.end,
-    maxDrawdownDurationMs: episode.durationMs,
-    requestsByEndpoint: sortedCounts(record.requestsByEndpoint),
-    weightUsed: { ip: record.weightUsed.ip, uid: record.weightUsed.uid },
-    rejectionsByReason: sortedCounts(record.rejectionsByReason),
-    responses429: record.responses429,
-    strategiesDisabled: record.strategiesDisabled.map((d) => ({
-      strategy: d.strategy,
-      at: d.at,
-      reason: d.reason,
-    })),
-    byStrategy: Object.fromEntries(byKeyOrder(perStrategy).map(([k, st]) => [k, breakdown(st)])),
-    bySymbol: Object.fromEntries(
-      byKeyOrder(perSymbol).map(([k, st]) => {
-        const r = ranges.get(k);
-        return [
-          k,
-          { ...breakdown(st), buyAndHoldReturn: r === undefined ? null : optRatio(buyAndHold([r])) },
-        ];
-      }),
-    ),
-  };
+  const b = new SummaryBuilder(record);
+  for (const f of fills) b.addFill(f);
+  for (const t of trades) b.addTrade(t);
+  return b.finish(record.orderCounts ?? countOrders(record.orders), opts);
 }

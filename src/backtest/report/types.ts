@@ -94,3 +94,10 @@ export interface RunRecord {
    */
   readonly priceRanges?: Readonly<Record<string, { readonly first: Dec; readonly last: Dec }>>;
 }
+
+/**
+ * A run's record without its orders and fills: what the report reads besides the fills (all of it
+ * bounded: equity and price samples are thinned by the driver). A long backtest hands its fills to
+ * the report as a stream instead (./report-rows.ts).
+ */
+export type RunFacts = Omit<RunRecord, 'orders' | 'fills' | 'orderCounts'>;

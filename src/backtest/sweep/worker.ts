@@ -1,13 +1,14 @@
 // A sweep worker thread: runs the backtests it is sent, one at a time, and answers with each
-// summary. It runs the very functions `capibot backtest` runs (prepareBacktest, runBacktest,
-// summarize), so a row and the command that reproduces it give the same figures.
+// summary. It runs the very functions `capibot backtest` runs (prepareBacktest, runSpooledBacktest,
+// the report's summary), so a row and the command that reproduces it give the same figures; the
+// run's fills and orders stay spooled out of memory (issue #24).
 // Started by pool.ts: compiled (dist/…/worker.js) with no loader, or from source through a
 // tsx-registering bootstrap.
 import { parentPort } from 'node:worker_threads';
 import { isCapibotError } from '../../core/errors.ts';
 import { prepareBacktest } from '../prepare.ts';
-import { summarize } from '../report/index.ts';
-import { runBacktest } from '../run-backtest.ts';
+import { summarizeRun } from '../report/index.ts';
+import { runSpooledBacktest } from '../run-backtest.ts';
 import type { SweepJob, SweepReply } from './protocol.ts';
 
 async function run(job: SweepJob): Promise<SweepReply> {
@@ -17,8 +18,12 @@ async function run(job: SweepJob): Promise<SweepReply> {
       ...(job.data !== undefined ? { data: job.data } : {}),
       env: process.env,
     });
-    const record = await runBacktest(prepared);
-    return { kind: 'done', index: job.index, summary: summarize(record), polls: record.run.tickers };
+    const run = await runSpooledBacktest(prepared);
+    try {
+      return { kind: 'done', index: job.index, summary: summarizeRun(run), polls: run.facts.run.tickers };
+    } finally {
+      run.rows.close();
+    }
   } catch (e) {
     return {
       kind: 'failed',

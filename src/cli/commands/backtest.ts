@@ -18,8 +18,15 @@ import {
   prepareOutputFolder,
   REPORTS_ROOT,
 } from '../../backtest/output-dir.ts';
-import { disabledText, renderSummaryText, writeReport } from '../../backtest/report/index.ts';
-import { runBacktest } from '../../backtest/run-backtest.ts';
+import {
+  disabledText,
+  renderSummaryText,
+  writeReport,
+  type RunRecord,
+  type SpooledRun,
+} from '../../backtest/report/index.ts';
+import { runBacktest, runSpooledBacktest } from '../../backtest/run-backtest.ts';
+import { InvariantViolation } from '../../core/errors.ts';
 import { createRootLogger } from '../../obs/logger.ts';
 import type { RegisterCommand } from '../command.ts';
 
@@ -116,20 +123,25 @@ Example:
         label: 'backtest',
         ...(total !== undefined ? { total } : {}),
       });
-      let record;
+      // The console serves the run from memory; otherwise the report streams from a spool, so a
+      // long run's fills and orders are never all in memory (issue #24).
+      let run: RunRecord | SpooledRun;
       try {
-        record = await runBacktest({
-          ...prepared,
-          log: root.logger,
-          onProgress: (n) => progress.update(n),
-        });
+        const options = { ...prepared, log: root.logger, onProgress: (n: number) => progress.update(n) };
+        run = flags.serve === true ? await runBacktest(options) : await runSpooledBacktest(options);
       } finally {
         progress.stop();
         root.flush();
       }
-      const dir = flags.out ?? (await createRunFolder(REPORTS_ROOT, new Date()));
-      const written = await writeReport(dir, record);
-      if (flags.out === undefined) await pointLatest(dir);
+      let written;
+      try {
+        const dir = flags.out ?? (await createRunFolder(REPORTS_ROOT, new Date()));
+        written = await writeReport(dir, run);
+        if (flags.out === undefined) await pointLatest(dir);
+      } finally {
+        if ('rows' in run) run.rows.close();
+      }
+      const tickers = 'rows' in run ? run.facts.run.tickers : run.run.tickers;
 
       if (flags.json === true) ctx.out.data((await readFile(written.files.json, 'utf8')).trimEnd());
       else ctx.out.data(renderSummaryText(written.summary).trimEnd());
@@ -140,15 +152,16 @@ Example:
             `disabled during the run, and made no decision after that: ${disabledText(disabled)}`,
         );
       const elapsed = Date.now() - started;
-      const rate = elapsed > 0 ? Math.round((record.run.tickers * 1000) / elapsed) : record.run.tickers;
+      const rate = elapsed > 0 ? Math.round((tickers * 1000) / elapsed) : tickers;
       ctx.out.info(
-        `backtest: ${record.run.tickers} polls of ${prepared.data} in ${seconds(elapsed)} s (${rate} polls/s); ` +
+        `backtest: ${tickers} polls of ${prepared.data} in ${seconds(elapsed)} s (${rate} polls/s); ` +
           `report: ${written.files.html}`,
       );
       if (flags.serve === true) {
         const settings = prepared.config.console;
+        if ('rows' in run) throw new InvariantViolation('backtest --serve: the run was spooled');
         const server = await serveBacktest({
-          record,
+          record: run,
           console: flags.servePort !== undefined ? { ...settings, port: flags.servePort } : settings,
           env: process.env,
           ...(serveTokens !== undefined ? { tokens: serveTokens } : {}),

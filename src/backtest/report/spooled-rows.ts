@@ -1,0 +1,265 @@
+// A long backtest's report rows kept out of the heap: its fills (each with what it takes from its
+// order) and its trades go into a private temporary SQLite database (an empty file name: SQLite keeps
+// it in a temporary file that vanishes when closed, holding at most its page cache in memory), and
+// come back in the report's order from an index. So writing the report of a run with millions of
+// fills holds a few megabytes, not the run (issue #24).
+//
+// The join is the one reportFills makes in memory (the equivalence is a property test,
+// test/backtest/report/spooled-rows.property.test.ts): a fill takes the order with its client_oid,
+// else the order with its exchange order id; among several, the last (the stores' order: by
+// creation, then client_oid; a RunRecord's: its array order). Fills come in time order, ties in the
+// stored order (the store's insertion number; a RunRecord's array order).
+import Database from 'better-sqlite3';
+import { dec } from '../../core/decimal.ts';
+import { clientOid, strategyId } from '../../core/ids.ts';
+import type { Order, OrderSide } from '../../core/orders.ts';
+import { CompactIdSet } from '../../store/compact-id-set.ts';
+import type { StoredFill } from '../../store/port.ts';
+import { fillFromRow, fillToRow, type FillRow } from '../../store/rows.ts';
+import { joinFill, type FillOrder, type ReportFill } from './fills.ts';
+import { OrderCounter, type OrderCounts } from './order-counts.ts';
+import type { ReportRows, TradeSpool } from './report-rows.ts';
+import type { Trade, TradeSide, ExitReason } from './trades.ts';
+import type { RunRecord } from './types.ts';
+
+/** Where the rows come from: a backtest's store (MemoryStore) or a RunRecord's arrays. */
+export interface RowsSource {
+  /** Every fill with its insertion number (ties of equal times go by it), in any order. */
+  forEachFill(each: (f: StoredFill, rowid: number) => void): void;
+  /** Every order, in any order; `rank` says which of two orders holding one id is the later. */
+  forEachOrder(each: (o: Order, rank: readonly [number, string]) => void): void;
+}
+
+const SCHEMA = `
+PRAGMA journal_mode = OFF;
+PRAGMA synchronous = OFF;
+CREATE TABLE fills (
+  rowid_ INTEGER NOT NULL, created_at INTEGER NOT NULL, trade_id TEXT NOT NULL, order_id TEXT NOT NULL,
+  client_oid TEXT, symbol TEXT NOT NULL, position_side TEXT NOT NULL, order_side TEXT NOT NULL,
+  direction TEXT NOT NULL, size TEXT NOT NULL, value TEXT NOT NULL, fee TEXT NOT NULL,
+  realized_pnl TEXT NOT NULL);
+CREATE TABLE orders (
+  seq INTEGER PRIMARY KEY, client_oid TEXT NOT NULL, order_id TEXT, rank_a INTEGER NOT NULL,
+  rank_b TEXT NOT NULL, strategy TEXT NOT NULL, side TEXT NOT NULL, trigger_price TEXT);
+`;
+
+/** Made once every row is in: building an index at the end is cheaper than keeping it while inserting. */
+const INDEXES = `
+CREATE INDEX fills_in_order ON fills (created_at, rowid_);
+CREATE INDEX orders_by_oid ON orders (client_oid, rank_a, rank_b, seq);
+CREATE INDEX orders_by_id ON orders (order_id, rank_a, rank_b, seq);
+`;
+
+const JOINED_FILLS = `
+SELECT f.*, o.client_oid AS o_client_oid, o.strategy AS o_strategy, o.side AS o_side,
+       o.trigger_price AS o_trigger_price
+FROM fills f
+LEFT JOIN orders o ON o.seq = COALESCE(
+  (SELECT seq FROM orders WHERE client_oid = f.client_oid ORDER BY rank_a DESC, rank_b DESC, seq DESC LIMIT 1),
+  (SELECT seq FROM orders WHERE order_id = f.order_id ORDER BY rank_a DESC, rank_b DESC, seq DESC LIMIT 1))
+ORDER BY f.created_at, f.rowid_`;
+
+interface JoinedRow extends FillRow {
+  readonly o_client_oid: string | null;
+  readonly o_strategy: string | null;
+  readonly o_side: string | null;
+  readonly o_trigger_price: string | null;
+}
+
+function orderOf(r: JoinedRow): FillOrder | undefined {
+  if (r.o_client_oid === null || r.o_strategy === null || r.o_side === null) return undefined;
+  return {
+    clientOid: clientOid(r.o_client_oid),
+    strategy: strategyId(r.o_strategy),
+    side: r.o_side as OrderSide, // written from an Order's side
+    ...(r.o_trigger_price !== null ? { triggerPrice: dec(r.o_trigger_price) } : {}),
+  };
+}
+
+type TradeLine = [
+  strategy: string | null,
+  symbol: string,
+  side: TradeSide,
+  entryTime: number,
+  exitTime: number | null,
+  size: string,
+  openSize: string,
+  entryPrice: string | null,
+  exitPrice: string | null,
+  pnl: string,
+  fees: string,
+  netPnl: string,
+  durationMs: number,
+  exitReason: ExitReason,
+  fills: number,
+];
+
+function encodeTrade(t: Trade): string {
+  const line: TradeLine = [
+    t.strategy,
+    t.symbol,
+    t.side,
+    t.entryTime,
+    t.exitTime,
+    t.size.toFixed(),
+    t.openSize.toFixed(),
+    t.entryPrice?.toFixed() ?? null,
+    t.exitPrice?.toFixed() ?? null,
+    t.pnl.toFixed(),
+    t.fees.toFixed(),
+    t.netPnl.toFixed(),
+    t.durationMs,
+    t.exitReason,
+    t.fills,
+  ];
+  return JSON.stringify(line);
+}
+
+function decodeTrade(text: string): Trade {
+  const [strategy, symbol, side, entryTime, exitTime, size, openSize, entryPrice, exitPrice, ...rest] =
+    JSON.parse(text) as TradeLine;
+  const [pnl, fees, netPnl, durationMs, exitReason, fills] = rest;
+  return {
+    strategy,
+    symbol,
+    side,
+    entryTime,
+    exitTime,
+    size: dec(size),
+    openSize: dec(openSize),
+    entryPrice: entryPrice === null ? null : dec(entryPrice),
+    exitPrice: exitPrice === null ? null : dec(exitPrice),
+    pnl: dec(pnl),
+    fees: dec(fees),
+    netPnl: dec(netPnl),
+    durationMs,
+    exitReason,
+    fills,
+  };
+}
+
+/**
+ * Trades in a temporary database of their own (a connection reading the fills cannot write while it
+ * reads), read back by (entry time, order added).
+ */
+class SpooledTrades implements TradeSpool {
+  readonly #db = new Database('');
+  readonly #insert: Database.Statement<[number, string]>;
+  readonly #read: Database.Statement<[], { data: string }>;
+
+  constructor() {
+    this.#db.exec(`PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;
+      CREATE TABLE trades (seq INTEGER PRIMARY KEY, entry_time INTEGER NOT NULL, data TEXT NOT NULL);
+      CREATE INDEX trades_in_order ON trades (entry_time, seq);`);
+    this.#insert = this.#db.prepare('INSERT INTO trades (entry_time, data) VALUES (?, ?)');
+    this.#read = this.#db.prepare('SELECT data FROM trades ORDER BY entry_time, seq');
+  }
+
+  add(t: Trade): void {
+    this.#insert.run(t.entryTime, encodeTrade(t));
+  }
+
+  forEach(each: (t: Trade) => void): void {
+    for (const r of this.#read.iterate()) each(decodeTrade(r.data));
+  }
+
+  close(): void {
+    this.#db.close();
+  }
+}
+
+export class SpooledRows implements ReportRows {
+  readonly #db: Database.Database;
+  readonly #joined: Database.Statement<[], JoinedRow>;
+  readonly #spools: SpooledTrades[] = [];
+  /** Counts over every order of the source (the report's order figures). */
+  readonly orderCounts: OrderCounts;
+
+  private constructor(source: RowsSource) {
+    this.#db = new Database('');
+    try {
+      this.#db.exec(SCHEMA);
+      this.orderCounts = this.#load(source);
+      this.#db.exec(INDEXES);
+      this.#joined = this.#db.prepare(JOINED_FILLS);
+    } catch (e) {
+      this.#db.close();
+      throw e;
+    }
+  }
+
+  /** The rows of a backtest's store (read back one at a time, retired ones included). */
+  static fromStore(store: {
+    forEachFill(each: (f: StoredFill, rowid: number) => void): void;
+    forEachOrder(each: (o: Order) => void): void;
+  }): SpooledRows {
+    return new SpooledRows({
+      forEachFill: (each) => store.forEachFill(each),
+      forEachOrder: (each) => store.forEachOrder((o) => each(o, [o.createdAt, o.clientOid])),
+    });
+  }
+
+  /** A RunRecord's rows (the join and order of reportFills(record.fills, record.orders)). */
+  static fromRecord(record: Pick<RunRecord, 'fills' | 'orders'>): SpooledRows {
+    return new SpooledRows({
+      forEachFill: (each) => record.fills.forEach((f, i) => each(f, i)),
+      forEachOrder: (each) => record.orders.forEach((o, i) => each(o, [i, ''])),
+    });
+  }
+
+  /** Fills first (noting their ids), then the orders some fill can join, counting every order. */
+  #load(source: RowsSource): OrderCounts {
+    const db = this.#db;
+    const oids = new CompactIdSet();
+    const ids = new CompactIdSet();
+    const insertFill = db.prepare(
+      `INSERT INTO fills (rowid_, created_at, trade_id, order_id, client_oid, symbol, position_side,
+         order_side, direction, size, value, fee, realized_pnl)
+       VALUES (@rowid_, @created_at, @trade_id, @order_id, @client_oid, @symbol, @position_side,
+         @order_side, @direction, @size, @value, @fee, @realized_pnl)`,
+    );
+    const insertOrder = db.prepare(
+      `INSERT INTO orders (client_oid, order_id, rank_a, rank_b, strategy, side, trigger_price)
+       VALUES (?, ?, ?, ?, ?, ?, ?)`,
+    );
+    const counter = new OrderCounter();
+    db.transaction(() => {
+      source.forEachFill((f, rowid) => {
+        insertFill.run({ ...fillToRow(f), rowid_: rowid });
+        if (f.clientOid !== undefined) oids.add(f.clientOid);
+        ids.add(f.orderId);
+      });
+      source.forEachOrder((o, [a, b]) => {
+        counter.add(o);
+        if (!oids.has(o.clientOid) && (o.orderId === undefined || !ids.has(o.orderId))) return;
+        insertOrder.run(
+          o.clientOid,
+          o.orderId ?? null,
+          a,
+          b,
+          o.strategy,
+          o.side,
+          o.triggerPrice?.toFixed() ?? null,
+        );
+      });
+    })();
+    return counter.counts();
+  }
+
+  forEachFill(each: (f: ReportFill) => void): void {
+    for (const r of this.#joined.iterate()) each(joinFill(fillFromRow(r), orderOf(r)));
+  }
+
+  tradeSpool(): TradeSpool {
+    const spool = new SpooledTrades();
+    this.#spools.push(spool);
+    return spool;
+  }
+
+  /** Removes the databases (their temporary files). */
+  close(): void {
+    for (const s of this.#spools) s.close();
+    this.#spools.length = 0;
+    this.#db.close();
+  }
+}
