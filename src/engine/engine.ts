@@ -14,8 +14,8 @@
 //
 // Its parts: strategy-hosting.ts (strategies and their timer pulses), intent-pipeline.ts (intents →
 // risk gate → write-ahead → executor), risk-view.ts (what the gate sees), order-updates.ts (order
-// events → reducer → store → strategies), cancel-requests.ts (cancels and their holds). This file wires
-// them and keeps the lifecycle, the inputs and the views.
+// events → reducer → store → strategies), cancel-requests.ts (cancels and their holds), wired to
+// each other by engine-parts.ts. This file keeps the lifecycle, the inputs and the views.
 import type { Logger } from 'pino';
 import { Subject, type Observable, type Subscription } from 'rxjs';
 import type { Clock } from '../core/clock.ts';
@@ -26,30 +26,30 @@ import type { OrderEvent } from '../core/events.ts';
 import type { SymbolId } from '../core/ids.ts';
 import type { Ticker } from '../core/market.ts';
 import type { Order } from '../core/orders.ts';
-import { createBudget } from '../execution/budget.ts';
-import { Executor, type QueueDepth } from '../execution/executor.ts';
-import { schedulerTimers } from '../execution/timers.ts';
+import type { Executor } from '../execution/executor.ts';
+import { type QueueDepth } from '../execution/executor.ts';
 import type { HedgePosition } from '../risk/exposure.ts';
-import { DEFAULT_RISK_LIMITS } from '../risk/limits.ts';
 import { engageKillSwitch, type TradingState } from '../risk/trading-state.ts';
 import type { StoredFill } from '../store/port.ts';
 import { hostStrategies, type HostOutput } from '../strategy/host.ts';
 import type { InstantiatedStrategy } from '../strategy/instantiate.ts';
 import type { PnlSnapshot, StrategyFill } from '../strategy/types.ts';
-import { AttachedPlanBook } from './attached-plans.ts';
-import { CancelRequests } from './cancel-requests.ts';
-import { CloseCapper } from './close-cap.ts';
+import type { AttachedPlanBook } from './attached-plans.ts';
+import type { CancelRequests } from './cancel-requests.ts';
+import type { CloseCapper } from './close-cap.ts';
 import type { EngineEvent } from './events.ts';
-import { IntentPipeline } from './intent-pipeline.ts';
+import type { IntentPipeline } from './intent-pipeline.ts';
 import { Counters, engineMetrics, type EngineMetrics } from './metrics.ts';
 import { OpenOrders } from './open-orders.ts';
-import { OrderUpdates } from './order-updates.ts';
+import type { OrderUpdates } from './order-updates.ts';
 import { Portfolio } from './portfolio.ts';
-import { RiskView } from './risk-view.ts';
+import type { RiskView } from './risk-view.ts';
 import { instantiateStrategies, timerPulses } from './strategy-hosting.ts';
-import { TradingGuard, type TradingStateChange } from './trading-guard.ts';
+import type { TradingGuard } from './trading-guard.ts';
+import { type TradingStateChange } from './trading-guard.ts';
 import type { CancelAllResult, CancelScope, Engine, EngineDeps, EngineStartOptions } from './engine-types.ts';
 import { Trampoline } from './trampoline.ts';
+import { wireEngineParts } from './engine-parts.ts';
 
 export type * from './engine-types.ts';
 export { intentJson } from './journal.ts';
@@ -94,13 +94,9 @@ class EngineImpl implements Engine {
     this.#deps = deps;
     this.#log = deps.log;
     this.#clock = deps.clock;
-    const o = deps.options ?? {};
-    this.#keepProtectivePlans = o.killKeepsProtectivePlans ?? true;
-    this.#attached = new AttachedPlanBook(deps.store);
-    const limits = o.riskLimits ?? DEFAULT_RISK_LIMITS;
+    this.#keepProtectivePlans = deps.options?.killKeepsProtectivePlans ?? true;
     this.events$ = this.#events.asObservable();
     this.#trampoline = new Trampoline(() => this.executor.endOfTick());
-
     this.strategies = instantiateStrategies(deps, {
       latest: this.#latest,
       open: this.#open,
@@ -108,98 +104,27 @@ class EngineImpl implements Engine {
       mark: this.#mark,
       tradingState: () => this.#guardian.state,
     });
-
-    this.executor = new Executor({
-      port: deps.port,
-      clock: deps.clock,
-      timers: schedulerTimers(deps.scheduler),
-      budget: createBudget(o.budget),
-      ...(o.budgetGate !== undefined ? { budgetGate: o.budgetGate } : {}),
-      onOrderEvent: (e) => this.#updates.apply(e),
-      atomically: (fn) => deps.store.transaction(fn),
-      onFatal: (e) => this.#fail(e),
-      log: deps.log.child({ component: 'executor' }),
-      ...(o.executor !== undefined ? { options: o.executor } : {}),
-    });
-    this.#guardian = new TradingGuard(deps.store, limits, o.startingEquity);
-    const emit = (e: EngineEvent): void => this.#emit(e);
-    this.#risk = new RiskView({
-      limits,
-      portfolio: this.#portfolio,
-      open: this.#open,
+    const parts = wireEngineParts(deps, {
       latest: this.#latest,
-      guardian: this.#guardian,
-      store: deps.store,
-      historyHeadroom: o.historyHeadroom,
-    });
-    const risk = this.#risk;
-    this.#cancels = new CancelRequests({
       open: this.#open,
-      clock: deps.clock,
-      counters: this.#counters,
-      executor: this.executor,
-      applyEvent: (e) => this.#updates.apply(e),
-      cancelRetryMs: o.cancelRetryMs,
-    });
-    this.#closes = new CloseCapper({
-      open: this.#open,
-      specs: deps.specs,
-      position: (symbol) => risk.position(symbol),
-      counters: this.#counters,
-      log: deps.log,
-    });
-    const closes = this.#closes;
-    this.#updates = new OrderUpdates({
-      store: deps.store,
-      clock: deps.clock,
-      log: deps.log,
-      open: this.#open,
-      counters: this.#counters,
       portfolio: this.#portfolio,
+      counters: this.#counters,
       trampoline: this.#trampoline,
       orders: this.#orders,
       fills: this.#fills,
       strategyIds: new Set(this.strategies.map((s) => s.id)),
-      cancels: this.#cancels,
-      closes,
-      risk,
-      emit,
-      checkDrawdown: () => this.#checkDrawdown(),
+      emit: (e) => this.#emit(e),
       fail: (e) => this.#fail(e),
-      afterOrder: (order) => this.#placeAttached(order),
+      checkDrawdown: () => this.#checkDrawdown(),
     });
-    this.#intents = new IntentPipeline({
-      store: deps.store,
-      clock: deps.clock,
-      log: deps.log,
-      counters: this.#counters,
-      open: this.#open,
-      risk,
-      cancels: this.#cancels,
-      closes,
-      updates: this.#updates,
-      executor: this.executor,
-      emit,
-      clientOidPrefix: o.clientOidPrefix ?? 'cb',
-      cancelOnDisable: o.cancelOnDisable ?? true,
-      attached: this.#attached,
-    });
-    this.#updates.restore();
-    this.#attached.restore(this.#open.values());
-  }
-
-  /** An order whose attached stop-loss / take-profit fell due: placed as its strategy's intents. */
-  #placeAttached(order: Order): void {
-    // Called on every committed order change: nothing to do for almost all of them.
-    if (!this.#attached.mayBeDue(order)) return;
-    // A trampoline step: the placements leave at its end, as a strategy's intents of a tick do.
-    this.#trampoline.run(() => {
-      this.#deps.store.transaction(() => {
-        const at = this.#clock.now();
-        for (const intent of this.#attached.due(order))
-          this.#intents.take({ kind: 'StrategyIntent', strategy: order.strategy, intent, at });
-      });
-    });
+    this.executor = parts.executor;
+    this.#guardian = parts.guardian;
+    this.#risk = parts.risk;
+    this.#cancels = parts.cancels;
+    this.#closes = parts.closes;
+    this.#updates = parts.updates;
+    this.#intents = parts.intents;
+    this.#attached = parts.attached;
   }
 
   get failure(): Error | undefined {
