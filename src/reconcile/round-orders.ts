@@ -12,16 +12,17 @@
 //
 // What it saves: the window of recent terminal orders (15 minutes) holds every order a busy strategy
 // ended in that time (a market maker quoting 5 orders a minute: about 75), and each round re-read all
-// of them; a round's rows and fills name a few.
+// of them; a round's rows and fills name a few. The store applies `named` as it reads the window
+// (OrderStore.ordersUpdatedSince's `keepTerminal`), so the others are not even gathered and sorted.
 import type { OrderId } from '../core/ids.ts';
 import { isTerminal, type Order } from '../core/orders.ts';
 import type { FillReport, OrderReport } from '../core/reports.ts';
 
-export function ordersForRound(
-  orders: readonly Order[],
+/** Whether a round's rows or fills name an order (by client_oid or exchange order id). */
+export function namedByRound(
   reports: readonly OrderReport[],
   fills: readonly (readonly FillReport[])[],
-): Order[] {
+): (o: Order) => boolean {
   // Sets that may hold `undefined` (a row without client_oid): no order has an undefined client_oid,
   // and a terminal order without an order id is then named by its client_oid only.
   const oids = new Set<string | undefined>();
@@ -31,5 +32,19 @@ export function ordersForRound(
     ids.add(r.orderId);
   }
   for (const list of fills) for (const f of list) ids.add(f.orderId);
-  return orders.filter((o) => !isTerminal(o.status) || oids.has(o.clientOid) || ids.has(o.orderId));
+  return (o) => oids.has(o.clientOid) || ids.has(o.orderId);
+}
+
+/** The live orders of `orders`, and the terminal ones `named` accepts, in the given order. */
+export function keepForRound(orders: readonly Order[], named: (o: Order) => boolean): Order[] {
+  return orders.filter((o) => !isTerminal(o.status) || named(o));
+}
+
+/** The live orders of `orders`, and the terminal ones the round's rows or fills name. */
+export function ordersForRound(
+  orders: readonly Order[],
+  reports: readonly OrderReport[],
+  fills: readonly (readonly FillReport[])[],
+): Order[] {
+  return keepForRound(orders, namedByRound(reports, fills));
 }

@@ -9,7 +9,7 @@ import type { FillReport, OrderReport } from '../core/reports.ts';
 import type { OrderStore, StoredFill } from '../store/port.ts';
 import { commitReconcile, type CommittedReconcile } from './commit.ts';
 import { reconcile, type ReconcileOutput, type ReconcileWarning } from './kernel.ts';
-import { ordersForRound } from './round-orders.ts';
+import { keepForRound, namedByRound } from './round-orders.ts';
 import { storedFill } from '../store/stored-fill.ts';
 
 export interface RoundInput {
@@ -53,8 +53,12 @@ export interface RoundResult {
 
 export function runRound(store: OrderStore, input: RoundInput, s: RoundSettings): RoundResult {
   const unattributed = store.unattributedFills?.(s.now - s.recentMs) ?? [];
-  const recent = store.ordersUpdatedSince?.(s.now - s.recentMs) ?? store.openOrders();
-  const orders = ordersForRound(recent, input.reports, [input.fills, unattributed]);
+  const named = namedByRound(input.reports, [input.fills, unattributed]);
+  // A store may ignore `named` (it is optional): filtered again, which changes nothing when it did not.
+  const orders = keepForRound(
+    store.ordersUpdatedSince?.(s.now - s.recentMs, named) ?? store.openOrders(),
+    named,
+  );
   const out = reconcile({
     orders,
     reports: input.reports,

@@ -281,18 +281,24 @@ export class MemoryStore implements OrderStore {
     return [...this.#open.values()].sort(byCreation);
   }
 
-  ordersUpdatedSince(since: number): readonly Order[] {
-    const out = new Map<ClientOid, Order>(this.#open);
+  ordersUpdatedSince(since: number, keepTerminal?: (o: Order) => boolean): readonly Order[] {
+    const out: Order[] = [...this.#open.values()];
+    // Terminal orders only: a mark left by a terminal write that was undone names an open order,
+    // listed above. `taken` keeps an order marked twice (ended, then updated again) from being listed twice.
+    const taken = new Set<ClientOid>();
+    const take = (o: Order): void => {
+      if (o.updatedAt < since || !isTerminal(o.status) || taken.has(o.clientOid)) return;
+      if (keepTerminal !== undefined && !keepTerminal(o)) return;
+      taken.add(o.clientOid);
+      out.push(o);
+    };
     for (let i = lowerBound(this.#terminal, since, (m) => m.updatedAt); i < this.#terminal.length; i++) {
-      const m = this.#terminal[i] as TerminalMark;
-      const o = this.#orders.get(m.clientOid);
-      if (o !== undefined && o.updatedAt >= since) out.set(o.clientOid, o);
+      const o = this.#orders.get((this.#terminal[i] as TerminalMark).clientOid);
+      if (o !== undefined) take(o);
     }
     // Retired orders were last updated before the watermark: only an older `since` reaches them.
-    if (since < this.#cold.watermark) {
-      for (const o of this.#cold.orders()) if (o.updatedAt >= since) out.set(o.clientOid, o);
-    }
-    return [...out.values()].sort(byCreation);
+    if (since < this.#cold.watermark) this.#cold.forEachOrder(take);
+    return out.sort(byCreation);
   }
 
   allOrders(): readonly Order[] {

@@ -56,8 +56,12 @@ export interface OrderStore {
   // port still compile; SqliteStore implements all of them.
   /** Raises a strategy's sequence to at least `atLeast` (adopted orders carry sequences we must skip). */
   bumpSequence?(strategy: StrategyId, atLeast: number): void;
-  /** Terminal orders updated at or after `since` plus every non-terminal order (reconcile input). */
-  ordersUpdatedSince?(since: number): readonly Order[];
+  /**
+   * Terminal orders updated at or after `since` plus every non-terminal order (reconcile input), in
+   * creation order; with `keepTerminal`, only the terminal ones it accepts (a round asks for those
+   * its rows and fills name: src/reconcile/round-orders.ts).
+   */
+  ordersUpdatedSince?(since: number, keepTerminal?: (o: Order) => boolean): readonly Order[];
   /** How many orders of `symbol` were created at or after `since` (terminal ones too). */
   countOrdersSince?(symbol: SymbolId, since: number): number;
   /** Fills stored before their order was known (no client_oid yet), created at or after `since`. */

@@ -16,7 +16,7 @@ import Database from 'better-sqlite3';
 import type { Logger } from 'pino';
 import { CapibotError, StoreError } from '../core/errors.ts';
 import type { ClientOid, OrderId, StrategyId, SymbolId, TradeId } from '../core/ids.ts';
-import type { Order } from '../core/orders.ts';
+import { isTerminal, type Order } from '../core/orders.ts';
 import type { PlanReport } from '../core/reports.ts';
 import {
   currentBootId,
@@ -363,8 +363,9 @@ export class SqliteStore implements OrderStore {
     return (this.st.openOrders.all() as OrderRow[]).map(orderFromRow);
   }
 
-  ordersUpdatedSince(since: number): readonly Order[] {
-    return (this.st.ordersSince.all(since) as OrderRow[]).map(orderFromRow);
+  ordersUpdatedSince(since: number, keepTerminal?: (o: Order) => boolean): readonly Order[] {
+    const all = (this.st.ordersSince.all(since) as OrderRow[]).map(orderFromRow);
+    return keepTerminal === undefined ? all : all.filter((o) => !isTerminal(o.status) || keepTerminal(o));
   }
 
   allOrders(): readonly Order[] {

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { dec } from '../../src/core/decimal.ts';
 import { StoreError } from '../../src/core/errors.ts';
 import { clientOid, orderId, strategyId, symbolId, tradeId } from '../../src/core/ids.ts';
-import { ORDER_STATUSES, type Order } from '../../src/core/orders.ts';
+import { isTerminal, ORDER_STATUSES, type Order } from '../../src/core/orders.ts';
 import { MemoryStore } from '../../src/store/memory-store.ts';
 import type { OrderStore, StoredFill } from '../../src/store/port.ts';
 import { SqliteStore } from '../../src/store/sqlite-store.ts';
@@ -186,11 +186,19 @@ function outcome(s: OrderStore, o: Op): string {
 
 const plain = (v: unknown): unknown => JSON.parse(JSON.stringify(v));
 
+/** Names the orders whose client_oid ends in an odd digit (a stand-in for a round's rows and fills). */
+const namedOdd = (o: Order): boolean => /[13579]$/.test(o.clientOid);
+
 function picture(s: OrderStore, at: number) {
+  // The store's own filtering gives the full list filtered.
+  expect(s.ordersUpdatedSince?.(at, namedOdd)).toEqual(
+    s.ordersUpdatedSince?.(at).filter((o) => !isTerminal(o.status) || namedOdd(o)),
+  );
   return plain({
     all: s.allOrders(),
     open: s.openOrders(),
     since: s.ordersUpdatedSince?.(at),
+    sinceNamed: s.ordersUpdatedSince?.(at, namedOdd),
     count: SYMS.map((sym) => s.countOrdersSince?.(sym, at)),
     byId: [0, 1, 2, 3].map((n) => s.getOrderByOrderId(exchangeId(n))?.clientOid ?? null),
     fills: s.allFills(),
