@@ -51,6 +51,8 @@ export interface RoundResult {
   readonly corrections: Readonly<Record<string, number>>;
 }
 
+const NO_ORDERS: ReadonlyMap<ClientOid, Order> = new Map();
+
 export function runRound(store: OrderStore, input: RoundInput, s: RoundSettings): RoundResult {
   const unattributed = store.unattributedFills?.(s.now - s.recentMs) ?? [];
   const named = namedByRound(input.reports, [input.fills, unattributed]);
@@ -85,7 +87,11 @@ export function runRound(store: OrderStore, input: RoundInput, s: RoundSettings)
     output: out,
     fillsForEngine: fillsForEngine(out, unattributed),
     warnings: shownWarnings(out.warnings, s.readHistory),
-    corrections: correctionsOf(out, new Map(orders.map((o) => [o.clientOid, o]))),
+    // Most rounds correct nothing: the orders are mapped only for a round with events.
+    corrections: correctionsOf(
+      out,
+      out.events.length === 0 ? NO_ORDERS : new Map(orders.map((o) => [o.clientOid, o])),
+    ),
   };
 }
 
