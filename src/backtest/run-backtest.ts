@@ -1,6 +1,7 @@
 // The backtest driver: a recording replayed through the virtual-time session (the real engine and the
 // real reconciliation pollers against the in-process simulator: src/strategy/testing/session.ts) with
-// the config's settings, into a RunRecord for the report writers.
+// the config's settings, into a RunRecord for the report writers (runBacktest), or its facts with its
+// fills and orders spooled to a temporary database (runSpooledBacktest: report/spooled-rows.ts).
 //
 // - Streaming with back-pressure: the next poll is pulled from the file only once the session has
 //   settled the previous one (the engine is idle), so memory does not grow with the file.
@@ -183,8 +184,8 @@ function runStrategies(config: Config): RunStrategy[] {
 /**
  * Replays the recording (the whole backtest) and returns its RunRecord: every fill, and the orders
  * the report reads one by one (every order with `allOrders`), in memory. For tests, strategy
- * harnesses, a sweep's summary and the console; `capibot backtest` writes its report from
- * runSpooledBacktest, which holds none of them.
+ * harnesses and the console (`capibot backtest --serve`); `capibot backtest` and a sweep's workers
+ * use runSpooledBacktest, which holds none of them.
  */
 export async function runBacktest(o: BacktestOptions): Promise<RunRecord> {
   return replayed(o, (facts, store) => {
