@@ -7,46 +7,42 @@
 // Some parts call each other both ways (the executor reports order events to order updates, which
 // is built after it): those calls go through closures that read the part once it exists, and none
 // runs before this function returns.
-import type { Subject } from 'rxjs';
 import { InvariantViolation } from '../core/errors.ts';
 import type { OrderEvent } from '../core/events.ts';
-import type { StrategyId, SymbolId } from '../core/ids.ts';
+import type { SymbolId } from '../core/ids.ts';
 import type { Ticker } from '../core/market.ts';
 import type { Order } from '../core/orders.ts';
 import { createBudget } from '../execution/budget.ts';
 import { Executor } from '../execution/executor.ts';
 import { schedulerTimers } from '../execution/timers.ts';
 import { DEFAULT_RISK_LIMITS } from '../risk/limits.ts';
-import type { StrategyFill } from '../strategy/types.ts';
 import { AttachedPlanBook } from './attached-plans.ts';
 import { CancelRequests } from './cancel-requests.ts';
 import { CloseCapper } from './close-cap.ts';
 import type { EngineDeps } from './engine-types.ts';
-import type { EngineEvent } from './events.ts';
 import { IntentPipeline } from './intent-pipeline.ts';
-import type { Counters } from './metrics.ts';
-import type { OpenOrders } from './open-orders.ts';
-import { OrderUpdates } from './order-updates.ts';
-import type { Portfolio } from './portfolio.ts';
+import { OrderUpdates, type OrderUpdatesDeps } from './order-updates.ts';
 import { RiskView } from './risk-view.ts';
 import { TradingGuard } from './trading-guard.ts';
-import type { Trampoline } from './trampoline.ts';
 
-/** What the engine owns and its parts use. */
-export interface EngineShared {
-  readonly latest: ReadonlyMap<SymbolId, Ticker>;
-  readonly open: OpenOrders;
-  readonly portfolio: Portfolio;
-  readonly counters: Counters;
-  readonly trampoline: Trampoline;
-  /** The strategies' streams of their orders and fills. */
-  readonly orders: Subject<Order>;
-  readonly fills: Subject<StrategyFill>;
-  readonly strategyIds: ReadonlySet<StrategyId>;
-  readonly emit: (e: EngineEvent) => void;
-  readonly fail: (e: unknown) => void;
-  readonly checkDrawdown: () => void;
-}
+/**
+ * What the engine owns and its parts use: the parts of order updates' dependencies that are the
+ * engine's (its open orders, counters, portfolio, trampoline, the strategies' order and fill streams,
+ * its emit / fail / drawdown check), and the latest tickers.
+ */
+export type EngineShared = Pick<
+  OrderUpdatesDeps,
+  | 'open'
+  | 'counters'
+  | 'portfolio'
+  | 'trampoline'
+  | 'orders'
+  | 'fills'
+  | 'strategyIds'
+  | 'emit'
+  | 'fail'
+  | 'checkDrawdown'
+> & { readonly latest: ReadonlyMap<SymbolId, Ticker> };
 
 export interface EngineParts {
   readonly executor: Executor;
