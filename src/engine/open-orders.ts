@@ -31,6 +31,11 @@ export class OpenOrders {
    * Strategies read their open orders on every ticker; most tickers change none of them.
    */
   readonly #byStrategy = new Map<StrategyId, readonly Order[]>();
+  /**
+   * The frozen copy strategies see of each held order, made once per revision (the engine's own
+   * objects stay unfrozen: order-updates.ts says why).
+   */
+  readonly #views = new Map<ClientOid, { readonly of: Order; readonly view: Order }>();
 
   get size(): number {
     return this.#orders.size;
@@ -45,18 +50,26 @@ export class OpenOrders {
   }
 
   /**
-   * The held orders of `strategy`, in the order of `values()`, as a frozen array: the same array
-   * until one of them is set or deleted.
+   * The held orders of `strategy`, in the order of `values()`, as a frozen array of frozen copies:
+   * the same array until one of them is set or deleted.
    */
   ofStrategy(strategy: StrategyId): readonly Order[] {
     let list = this.#byStrategy.get(strategy);
     if (list === undefined) {
       const out: Order[] = [];
-      for (const o of this.#orders.values()) if (o.strategy === strategy) out.push(o);
+      for (const o of this.#orders.values()) if (o.strategy === strategy) out.push(this.#view(o));
       list = Object.freeze(out);
       this.#byStrategy.set(strategy, list);
     }
     return list;
+  }
+
+  #view(o: Order): Order {
+    const held = this.#views.get(o.clientOid);
+    if (held !== undefined && held.of === o) return held.view;
+    const view = Object.freeze({ ...o });
+    this.#views.set(o.clientOid, { of: o, view });
+    return view;
   }
 
   /** True when some held order is a protective plan waiting for its trigger (cheap: kept counted). */
@@ -89,6 +102,7 @@ export class OpenOrders {
     const before = this.#orders.get(clientOid);
     if (before === undefined) return false;
     this.#orders.delete(clientOid);
+    this.#views.delete(clientOid);
     this.#byStrategy.delete(before.strategy);
     this.#exposure = undefined;
     this.#account(before, -1);
@@ -116,6 +130,7 @@ export class OpenOrders {
       opening: this.#opening.size,
       unknown: this.#unknown.size,
       byStrategy: this.#byStrategy.size,
+      views: this.#views.size,
     };
   }
 

@@ -126,7 +126,7 @@ describe('OpenOrders: each strategy’s orders, as strategies read them on every
       .map((n) => ({ kind: 'delete' as const, clientOid: clientOid(`cb-s-${n}`) })),
   );
 
-  it('lists what filtering values() gives, and keeps handing out the same frozen list until one changes', () => {
+  it('lists what filtering values() gives, as frozen copies, and keeps handing out the same frozen list until one changes', () => {
     fc.assert(
       fc.property(fc.array(arbOwnedOp, { maxLength: 60 }), (ops) => {
         const open = new OpenOrders();
@@ -140,6 +140,11 @@ describe('OpenOrders: each strategy’s orders, as strategies read them on every
             const list = open.ofStrategy(st);
             expect(list).toEqual([...open.values()].filter((o) => o.strategy === st));
             expect(Object.isFrozen(list)).toBe(true);
+            // Frozen copies: the held orders themselves stay as the engine made them.
+            for (const o of list) {
+              expect(Object.isFrozen(o)).toBe(true);
+              expect(o).not.toBe(open.get(o.clientOid));
+            }
             expect(open.ofStrategy(st)).toBe(list);
             if (st !== touched && st !== previous) expect(list).toBe(before[i]);
           });
