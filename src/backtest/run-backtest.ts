@@ -200,10 +200,17 @@ export async function runBacktest(o: BacktestOptions): Promise<RunRecord> {
  * `rows` once the report is written.
  */
 export async function runSpooledBacktest(o: BacktestOptions): Promise<SpooledRun> {
-  return replayed(o, (facts, store) => {
-    const rows = SpooledRows.fromStore(store);
-    return { facts, orderCounts: rows.orderCounts, rows };
-  });
+  let rows: SpooledRows | undefined;
+  try {
+    return await replayed(o, (facts, store) => {
+      rows = SpooledRows.fromStore(store);
+      return { facts, orderCounts: rows.orderCounts, rows };
+    });
+  } catch (e) {
+    // Made, but the replay's cleanup failed after it (closing the session or the recording).
+    rows?.close();
+    throw e;
+  }
 }
 
 /** The replay, then `finish` with the run's facts and its store, before the session closes. */

@@ -72,6 +72,14 @@ export class OpenOrders {
     return view;
   }
 
+  /**
+   * The frozen copy a strategy sees of `order`: for the revision held here, the one `ofStrategy`
+   * lists (so an order update and `ctx.openOrders()` hand the same object); else a new one.
+   */
+  viewOf(order: Order): Order {
+    return this.#orders.get(order.clientOid) === order ? this.#view(order) : Object.freeze({ ...order });
+  }
+
   /** True when some held order is a protective plan waiting for its trigger (cheap: kept counted). */
   hasProtectivePlans(): boolean {
     return this.#protective > 0;

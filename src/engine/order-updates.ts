@@ -202,7 +202,7 @@ export class OrderUpdates {
 
   /**
    * Its strategy (when hosted here) hears of the order, as a frozen copy, when some strategy listens
-   * to its orders. A copy, not the engine's own object frozen in place: V8 spreads a frozen object
+   * to its orders: the same object `ctx.openOrders()` lists while the order is open (OpenOrders). A copy, not the engine's own object frozen in place: V8 spreads a frozen object
    * into the order's next revision about 7 times slower than an unfrozen one, and frozen and unfrozen
    * orders meeting at the same property reads make them polymorphic; freezing in place cost a
    * market maker's month 20 % more CPU (BENCHMARKS.md, 2026-11-27). The step still runs when nobody
@@ -211,7 +211,7 @@ export class OrderUpdates {
   notifyOrder(order: Order): void {
     if (!this.#strategyIds.has(order.strategy)) return;
     this.#trampoline.run(() => {
-      if (this.#orders.observed) this.#orders.next(Object.freeze({ ...order }));
+      if (this.#orders.observed) this.#orders.next(this.#open.viewOf(order));
     });
   }
 

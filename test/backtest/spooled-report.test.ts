@@ -1,13 +1,14 @@
 // `capibot backtest` writes its report from a spooled run (issue #24: the report streams, the run's
 // fills and orders stay in a temporary database): the four files must come out byte for byte as
 // from the in-memory record, with the store's retired rows (its spill file) read back too.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { prepareBacktest } from '../../src/backtest/prepare.ts';
 import { buildReport, REPORT_FILES, summarizeRun, writeReport } from '../../src/backtest/report/index.ts';
 import { runBacktest, runSpooledBacktest } from '../../src/backtest/run-backtest.ts';
+import { roundTrip } from './report/fixtures.ts';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -48,5 +49,25 @@ describe('the spooled backtest report', () => {
     } finally {
       run.rows.close();
     }
+  });
+
+  it('leaves nothing behind when the report fails: no half file, no folder it made', async () => {
+    const record = roundTrip();
+    // A fill matching no order, whose side its own fields do not tell: the report refuses it.
+    const bad = {
+      ...record,
+      orders: [],
+      fills: [{ ...record.fills[0]!, direction: 'TAKER', positionSide: '?' }],
+    };
+    const parent = mkdtempSync(join(tmpdir(), 'capibot-spooled-'));
+    dirs.push(parent);
+    const dir = join(parent, 'new', 'report');
+    await expect(writeReport(dir, bad)).rejects.toThrow(/side cannot be read/);
+    expect(existsSync(join(parent, 'new'))).toBe(false);
+    // An existing folder stays, without any file of the report.
+    const existing = join(parent, 'existing');
+    mkdirSync(existing);
+    await expect(writeReport(existing, bad)).rejects.toThrow(/side cannot be read/);
+    expect(readdirSync(existing)).toEqual([]);
   });
 });

@@ -5,7 +5,7 @@
 //                                      through a temporary file renamed once complete; `run` is a
 //                                      RunRecord or a long backtest's SpooledRun (its rows in a
 //                                      temporary database): the report streams from it either way
-import { mkdir } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { countOrders, type OrderCounts } from './order-counts.ts';
 import { MemoryRows, type ReportRows } from './report-rows.ts';
@@ -114,7 +114,8 @@ export async function writeReport(
   opts: ReportOptions = {},
 ): Promise<WrittenReport> {
   const { facts, counts, rows } = partsOf(run);
-  await mkdir(dir, { recursive: true });
+  /** The first folder made here (undefined when `dir` existed): removed again if the report fails. */
+  const made = await mkdir(dir, { recursive: true });
   const files = {
     json: join(dir, REPORT_FILES.json),
     csv: join(dir, REPORT_FILES.csv),
@@ -138,7 +139,15 @@ export async function writeReport(
     for (const sink of opened) sink.commit();
     return { summary, files };
   } catch (e) {
-    for (const sink of opened) sink.abort();
+    // Every sink, whatever one of them throws: the report's own error is the one to report.
+    for (const sink of opened) {
+      try {
+        sink.abort();
+      } catch {
+        // its temporary file stays; the folder below may then stay too
+      }
+    }
+    if (made !== undefined) await rm(made, { recursive: true, force: true });
     throw e;
   }
 }

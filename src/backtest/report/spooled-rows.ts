@@ -30,17 +30,18 @@ export interface RowsSource {
   forEachOrder(each: (o: Order, rank: readonly [number, string]) => void): void;
 }
 
+// Every string goes in losslessly: keys as UTF-16 big-endian blobs (SQLite compares blobs byte by
+// byte, which is JavaScript's code-unit order, and a lone surrogate stays itself; TEXT would turn it
+// into U+FFFD and compare UTF-8 bytes), values as JSON text (which escapes a lone surrogate).
 const SCHEMA = `
 PRAGMA journal_mode = OFF;
 PRAGMA synchronous = OFF;
 CREATE TABLE fills (
-  rowid_ INTEGER NOT NULL, created_at INTEGER NOT NULL, trade_id TEXT NOT NULL, order_id TEXT NOT NULL,
-  client_oid TEXT, symbol TEXT NOT NULL, position_side TEXT NOT NULL, order_side TEXT NOT NULL,
-  direction TEXT NOT NULL, size TEXT NOT NULL, value TEXT NOT NULL, fee TEXT NOT NULL,
-  realized_pnl TEXT NOT NULL);
+  rowid_ INTEGER NOT NULL, created_at INTEGER NOT NULL, client_oid BLOB, order_id BLOB NOT NULL,
+  data TEXT NOT NULL);
 CREATE TABLE orders (
-  seq INTEGER PRIMARY KEY, client_oid TEXT NOT NULL, order_id TEXT, rank_a INTEGER NOT NULL,
-  rank_b TEXT NOT NULL, strategy TEXT NOT NULL, side TEXT NOT NULL, trigger_price TEXT);
+  seq INTEGER PRIMARY KEY, client_oid BLOB NOT NULL, order_id BLOB, rank_a INTEGER NOT NULL,
+  rank_b BLOB NOT NULL, data TEXT NOT NULL);
 `;
 
 /** Made once every row is in: building an index at the end is cheaper than keeping it while inserting. */
@@ -51,28 +52,62 @@ CREATE INDEX orders_by_id ON orders (order_id, rank_a, rank_b, seq);
 `;
 
 const JOINED_FILLS = `
-SELECT f.*, o.client_oid AS o_client_oid, o.strategy AS o_strategy, o.side AS o_side,
-       o.trigger_price AS o_trigger_price
+SELECT f.data AS fill, o.data AS orderData
 FROM fills f
 LEFT JOIN orders o ON o.seq = COALESCE(
   (SELECT seq FROM orders WHERE client_oid = f.client_oid ORDER BY rank_a DESC, rank_b DESC, seq DESC LIMIT 1),
   (SELECT seq FROM orders WHERE order_id = f.order_id ORDER BY rank_a DESC, rank_b DESC, seq DESC LIMIT 1))
 ORDER BY f.created_at, f.rowid_`;
 
-interface JoinedRow extends FillRow {
-  readonly o_client_oid: string | null;
-  readonly o_strategy: string | null;
-  readonly o_side: string | null;
-  readonly o_trigger_price: string | null;
+/** A key's UTF-16 code units, big-endian: byte order is code-unit order. */
+export function keyBlob(s: string): Buffer {
+  return Buffer.from(s, 'utf16le').swap16();
 }
 
-function orderOf(r: JoinedRow): FillOrder | undefined {
-  if (r.o_client_oid === null || r.o_strategy === null || r.o_side === null) return undefined;
+const FILL_KEYS = [
+  'trade_id',
+  'order_id',
+  'client_oid',
+  'symbol',
+  'position_side',
+  'order_side',
+  'direction',
+  'size',
+  'value',
+  'fee',
+  'realized_pnl',
+  'created_at',
+] as const satisfies readonly (keyof FillRow)[];
+
+function encodeFill(f: StoredFill): string {
+  const row = fillToRow(f);
+  return JSON.stringify(FILL_KEYS.map((k) => row[k]));
+}
+
+function decodeFill(text: string): StoredFill {
+  const values = JSON.parse(text) as unknown[];
+  const row: Partial<Record<keyof FillRow, unknown>> = {};
+  FILL_KEYS.forEach((k, i) => {
+    row[k] = values[i];
+  });
+  return fillFromRow(row as FillRow);
+}
+
+type OrderLine = [clientOid: string, strategy: string, side: OrderSide, triggerPrice: string | null];
+
+function encodeOrder(o: Order): string {
+  const line: OrderLine = [o.clientOid, o.strategy, o.side, o.triggerPrice?.toFixed() ?? null];
+  return JSON.stringify(line);
+}
+
+function decodeOrder(text: string | null): FillOrder | undefined {
+  if (text === null) return undefined;
+  const [oid, strategy, side, trigger] = JSON.parse(text) as OrderLine;
   return {
-    clientOid: clientOid(r.o_client_oid),
-    strategy: strategyId(r.o_strategy),
-    side: r.o_side as OrderSide, // written from an Order's side
-    ...(r.o_trigger_price !== null ? { triggerPrice: dec(r.o_trigger_price) } : {}),
+    clientOid: clientOid(oid),
+    strategy: strategyId(strategy),
+    side,
+    ...(trigger !== null ? { triggerPrice: dec(trigger) } : {}),
   };
 }
 
@@ -170,7 +205,7 @@ class SpooledTrades implements TradeSpool {
 
 export class SpooledRows implements ReportRows {
   readonly #db: Database.Database;
-  readonly #joined: Database.Statement<[], JoinedRow>;
+  readonly #joined: Database.Statement<[], { fill: string; orderData: string | null }>;
   readonly #spools: SpooledTrades[] = [];
   /** Counts over every order of the source (the report's order figures). */
   readonly orderCounts: OrderCounts;
@@ -213,41 +248,31 @@ export class SpooledRows implements ReportRows {
     const oids = new CompactIdSet();
     const ids = new CompactIdSet();
     const insertFill = db.prepare(
-      `INSERT INTO fills (rowid_, created_at, trade_id, order_id, client_oid, symbol, position_side,
-         order_side, direction, size, value, fee, realized_pnl)
-       VALUES (@rowid_, @created_at, @trade_id, @order_id, @client_oid, @symbol, @position_side,
-         @order_side, @direction, @size, @value, @fee, @realized_pnl)`,
+      'INSERT INTO fills (rowid_, created_at, client_oid, order_id, data) VALUES (?, ?, ?, ?, ?)',
     );
     const insertOrder = db.prepare(
-      `INSERT INTO orders (client_oid, order_id, rank_a, rank_b, strategy, side, trigger_price)
-       VALUES (?, ?, ?, ?, ?, ?, ?)`,
+      'INSERT INTO orders (client_oid, order_id, rank_a, rank_b, data) VALUES (?, ?, ?, ?, ?)',
     );
     const counter = new OrderCounter();
     db.transaction(() => {
       source.forEachFill((f, rowid) => {
-        insertFill.run({ ...fillToRow(f), rowid_: rowid });
+        const oid = f.clientOid === undefined ? null : keyBlob(f.clientOid);
+        insertFill.run(rowid, f.createdTime, oid, keyBlob(f.orderId), encodeFill(f));
         if (f.clientOid !== undefined) oids.add(f.clientOid);
         ids.add(f.orderId);
       });
       source.forEachOrder((o, [a, b]) => {
         counter.add(o);
         if (!oids.has(o.clientOid) && (o.orderId === undefined || !ids.has(o.orderId))) return;
-        insertOrder.run(
-          o.clientOid,
-          o.orderId ?? null,
-          a,
-          b,
-          o.strategy,
-          o.side,
-          o.triggerPrice?.toFixed() ?? null,
-        );
+        const id = o.orderId === undefined ? null : keyBlob(o.orderId);
+        insertOrder.run(keyBlob(o.clientOid), id, a, keyBlob(b), encodeOrder(o));
       });
     })();
     return counter.counts();
   }
 
   forEachFill(each: (f: ReportFill) => void): void {
-    for (const r of this.#joined.iterate()) each(joinFill(fillFromRow(r), orderOf(r)));
+    for (const r of this.#joined.iterate()) each(joinFill(decodeFill(r.fill), decodeOrder(r.orderData)));
   }
 
   tradeSpool(): TradeSpool {

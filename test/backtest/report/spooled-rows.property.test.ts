@@ -39,13 +39,15 @@ const money = fc
     dec(k === 0 ? String(n) : `${Math.floor(n / 10 ** k)}.${String(n % 10 ** k).padStart(k, '0')}`),
   );
 const positive = fc.integer({ min: 1, max: 9_999 }).map((n) => dec(`${n}.5`));
-const oidPool = fc.constantFrom('c0', 'c1', 'c2', 'c3', 'c4', 'c-none');
-const idPool = fc.constantFrom('100', '101', '102', '103', '999');
+// Lone surrogates and characters beyond the BMP too: the spool must keep every string and order
+// client_oids as JavaScript does (code units), not as UTF-8 bytes.
+const oidPool = fc.constantFrom('c0', 'c1', 'c2', 'c3', 'c-none', 'a\u{10000}', 'a\u{ffff}', 'c\ud800');
+const idPool = fc.constantFrom('100', '101', '102', '103', '999', '1\udc00');
 
 const anOrder = fc.record({
   oid: oidPool,
   id: fc.option(idPool, { nil: undefined }),
-  strategy: fc.constantFrom('s1', 's2'),
+  strategy: fc.constantFrom('s1', 's2', 's\ud800'),
   side: fc.constantFrom(...ORDER_SIDES),
   trigger: fc.option(positive, { nil: undefined }),
   at: fc.integer({ min: 0, max: 5 }),
@@ -55,7 +57,7 @@ const anOrder = fc.record({
 const aFill = fc.record({
   oid: fc.option(oidPool, { nil: undefined }),
   id: idPool,
-  symbol: fc.constantFrom('cmt_btcusdt', 'cmt_ethusdt'),
+  symbol: fc.constantFrom('cmt_btcusdt', 'cmt_ethusdt', 'cmt_\udfffusdt'),
   // Sides readable from the fill itself, for a fill that matches no order.
   direction: fc.constantFrom('OPEN_LONG', 'CLOSE_LONG', 'OPEN_SHORT', 'CLOSE_SHORT'),
   size: positive,
@@ -262,5 +264,53 @@ describe('the streamed writers', () => {
       }),
       { numRuns: 60 },
     );
+  });
+});
+
+describe('SpooledRows keys', () => {
+  const base = roundTrip();
+  const anOrderWith = (oid: string, id: string, strategy: string): Order => ({
+    ...base.orders[0]!,
+    clientOid: clientOid(oid),
+    orderId: orderId(id),
+    strategy: strategyId(strategy),
+    createdAt: T0,
+  });
+  const aFillOf = (oid: string | undefined, id: string): StoredFill => ({
+    ...base.fills[0]!,
+    orderId: orderId(id),
+    ...(oid !== undefined ? { clientOid: clientOid(oid) } : {}),
+  });
+  const fromStore = (fills: StoredFill[], orders: Order[]): Record<string, unknown>[] => {
+    const rows = SpooledRows.fromStore({
+      forEachFill: (each) => fills.forEach((f, i) => each(f, i)),
+      forEachOrder: (each) => orders.forEach(each),
+    });
+    try {
+      const out: Record<string, unknown>[] = [];
+      rows.forEachFill((f) => out.push(plain(f)));
+      return out;
+    } finally {
+      rows.close();
+    }
+  };
+
+  it("orders a store's client_oids as JavaScript does (code units), beyond the BMP too", () => {
+    // Same exchange order id and creation time: the fill without a client_oid takes the order last
+    // by (createdAt, client_oid). In code units 'a\u{10000}' (a high surrogate) sorts before 'a\u{ffff}';
+    // in UTF-8 bytes it sorts after.
+    const orders = [anOrderWith('a\u{ffff}', '7', 's1'), anOrderWith('a\u{10000}', '7', 's2')];
+    const fills = [aFillOf(undefined, '7')];
+    const sorted = [...orders].sort((x, y) => (x.clientOid < y.clientOid ? -1 : 1));
+    expect(fromStore(fills, orders)).toEqual(reportFills(fills, sorted).map(plain));
+    expect(fromStore(fills, orders)[0]?.['strategy']).toBe('s1');
+  });
+
+  it('keeps lone surrogates apart (TEXT would turn both into U+FFFD)', () => {
+    const orders = [anOrderWith('x\ud800', '1', 's1'), anOrderWith('x\ud801', '2', 's\udc00')];
+    const fills = [aFillOf('x\ud801', '3'), aFillOf('x\ud800', '4')];
+    const got = fromStore(fills, orders);
+    expect(got.map((f) => f['strategy'])).toEqual(['s\udc00', 's1']);
+    expect(got).toEqual(reportFills(fills, orders).map(plain));
   });
 });

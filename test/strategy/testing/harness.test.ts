@@ -4,6 +4,7 @@
 import { filter, map, pairwise } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import { BadInputError, ConfigError } from '../../../src/core/errors.ts';
+import { isTerminal } from '../../../src/core/orders.ts';
 import {
   dec,
   defineStrategy,
@@ -93,8 +94,9 @@ describe('runStrategy', () => {
     expect(run.tickerAt(BTC, run.orders[0]?.createdAt ?? 0)?.last.toFixed()).toBe('64005');
   });
 
-  it('hands a strategy its order updates and fills frozen, one object per order change', async () => {
+  it('hands a strategy its order updates and fills frozen, one object per order change, the one ctx.openOrders() lists', async () => {
     const seen: { orders: unknown[]; fills: unknown[] } = { orders: [], fills: [] };
+    const listed: boolean[] = [];
     const watching = defineStrategy({
       name: 'watching',
       version: '0',
@@ -107,6 +109,8 @@ describe('runStrategy', () => {
             : undefined,
         onOrderUpdate: (o) => {
           seen.orders.push(o);
+          // While the order is open, ctx.openOrders() lists this very object.
+          if (!isTerminal(o.status)) listed.push(ctx.openOrders().includes(o));
         },
         onFill: (f) => {
           seen.fills.push(f);
@@ -119,6 +123,8 @@ describe('runStrategy', () => {
     for (const x of [...seen.orders, ...seen.fills]) expect(Object.isFrozen(x)).toBe(true);
     // Each update is its own object (an order's revisions are never edited in place).
     expect(new Set(seen.orders).size).toBe(seen.orders.length);
+    expect(listed.length).toBeGreaterThan(0);
+    expect(listed.every(Boolean)).toBe(true);
     expect(() => {
       (seen.orders[0] as { status: string }).status = 'canceled';
     }).toThrow(TypeError);
