@@ -13,33 +13,18 @@ import { byCreation, type Order } from '../core/orders.ts';
 import { CompactIdSet } from './compact-id-set.ts';
 import type { StoredFill } from './port.ts';
 import {
-  fillFromRow,
-  fillToRow,
+  FILL_COLUMNS,
+  fillFromValues,
+  fillValues,
   ORDER_DATA_COLUMNS,
   orderFromRow,
   orderValues,
-  type FillRow,
   type OrderRow,
 } from './rows.ts';
 import { SpillFile } from './spill-file.ts';
 
 /** The order columns as `orderValues` lists them (the SQLite store's INSERT order). */
 const ORDER_KEYS = [...ORDER_DATA_COLUMNS, 'client_oid'] as const satisfies readonly (keyof OrderRow)[];
-
-const FILL_KEYS = [
-  'trade_id',
-  'order_id',
-  'client_oid',
-  'symbol',
-  'position_side',
-  'order_side',
-  'direction',
-  'size',
-  'value',
-  'fee',
-  'realized_pnl',
-  'created_at',
-] as const satisfies readonly (keyof FillRow)[];
 
 function decode<R extends object>(values: readonly unknown[], keys: readonly (keyof R)[]): R {
   const row: Partial<Record<keyof R, unknown>> = {};
@@ -158,18 +143,14 @@ export class ColdRows {
 
   addFill(f: StoredFill, rowid: number): void {
     this.#tradeIds.add(f.tradeId);
-    const row = fillToRow(f);
-    this.#fillLines.append(JSON.stringify([...FILL_KEYS.map((k) => row[k]), rowid]));
+    this.#fillLines.append(JSON.stringify([...fillValues(f), rowid]));
   }
 
   /** Calls `each` with every retired fill, decoded, with its rowid (in the order they were retired). */
   forEachFill(each: (c: ColdFill) => void): void {
     this.#fillLines.forEach((line) => {
       const values = JSON.parse(line) as unknown[];
-      each({
-        fill: fillFromRow(decode<FillRow>(values, FILL_KEYS)),
-        rowid: Number(values[FILL_KEYS.length]),
-      });
+      each({ fill: fillFromValues(values), rowid: Number(values[FILL_COLUMNS.length]) });
     });
   }
 

@@ -197,6 +197,37 @@ export function orderFromRow(r: OrderRow): Order {
   };
 }
 
+/** A fill's columns in a fixed order, for writing one as a list of values (spill files, spools). */
+export const FILL_COLUMNS = [
+  'trade_id',
+  'order_id',
+  'client_oid',
+  'symbol',
+  'position_side',
+  'order_side',
+  'direction',
+  'size',
+  'value',
+  'fee',
+  'realized_pnl',
+  'created_at',
+] as const satisfies readonly (keyof FillRow)[];
+
+/** The fill's row values in FILL_COLUMNS order. */
+export function fillValues(f: StoredFill): unknown[] {
+  const row = fillToRow(f);
+  return FILL_COLUMNS.map((k) => row[k]);
+}
+
+/** The fill from its values in FILL_COLUMNS order (extra values after them are ignored). */
+export function fillFromValues(values: readonly unknown[]): StoredFill {
+  const row: Partial<Record<keyof FillRow, unknown>> = {};
+  FILL_COLUMNS.forEach((k, i) => {
+    row[k] = values[i];
+  });
+  return fillFromRow(row as FillRow);
+}
+
 export function fillToRow(f: StoredFill): FillRow {
   return {
     trade_id: f.tradeId,

@@ -15,7 +15,7 @@ import { clientOid, strategyId } from '../../core/ids.ts';
 import type { Order, OrderSide } from '../../core/orders.ts';
 import { CompactIdSet } from '../../store/compact-id-set.ts';
 import type { StoredFill } from '../../store/port.ts';
-import { fillFromRow, fillToRow, type FillRow } from '../../store/rows.ts';
+import { fillFromValues, fillValues } from '../../store/rows.ts';
 import { joinFill, type FillOrder, type ReportFill } from './fills.ts';
 import { OrderCounter, type OrderCounts } from './order-counts.ts';
 import type { ReportRows, TradeSpool } from './report-rows.ts';
@@ -64,33 +64,12 @@ export function keyBlob(s: string): Buffer {
   return Buffer.from(s, 'utf16le').swap16();
 }
 
-const FILL_KEYS = [
-  'trade_id',
-  'order_id',
-  'client_oid',
-  'symbol',
-  'position_side',
-  'order_side',
-  'direction',
-  'size',
-  'value',
-  'fee',
-  'realized_pnl',
-  'created_at',
-] as const satisfies readonly (keyof FillRow)[];
-
 function encodeFill(f: StoredFill): string {
-  const row = fillToRow(f);
-  return JSON.stringify(FILL_KEYS.map((k) => row[k]));
+  return JSON.stringify(fillValues(f));
 }
 
 function decodeFill(text: string): StoredFill {
-  const values = JSON.parse(text) as unknown[];
-  const row: Partial<Record<keyof FillRow, unknown>> = {};
-  FILL_KEYS.forEach((k, i) => {
-    row[k] = values[i];
-  });
-  return fillFromRow(row as FillRow);
+  return fillFromValues(JSON.parse(text) as unknown[]);
 }
 
 type OrderLine = [clientOid: string, strategy: string, side: OrderSide, triggerPrice: string | null];

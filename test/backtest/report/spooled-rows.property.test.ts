@@ -116,8 +116,8 @@ function plain(f: ReportFill): Record<string, unknown> {
   );
 }
 
-function spooledFills(record: RunRecord): Record<string, unknown>[] {
-  const rows = SpooledRows.fromRecord(record);
+/** The fills a spool gives back, as plain values; the spool is closed. */
+function readFills(rows: SpooledRows): Record<string, unknown>[] {
   try {
     const out: Record<string, unknown>[] = [];
     rows.forEachFill((f) => out.push(plain(f)));
@@ -136,7 +136,9 @@ describe('SpooledRows', () => {
   it('joins and orders the fills as reportFills does, for any orders and fills', () => {
     fc.assert(
       fc.property(records(), (record) => {
-        expect(spooledFills(record)).toEqual(reportFills(record.fills, record.orders).map(plain));
+        expect(readFills(SpooledRows.fromRecord(record))).toEqual(
+          reportFills(record.fills, record.orders).map(plain),
+        );
       }),
       { numRuns: 300 },
     );
@@ -281,19 +283,13 @@ describe('SpooledRows keys', () => {
     orderId: orderId(id),
     ...(oid !== undefined ? { clientOid: clientOid(oid) } : {}),
   });
-  const fromStore = (fills: StoredFill[], orders: Order[]): Record<string, unknown>[] => {
-    const rows = SpooledRows.fromStore({
-      forEachFill: (each) => fills.forEach((f, i) => each(f, i)),
-      forEachOrder: (each) => orders.forEach(each),
-    });
-    try {
-      const out: Record<string, unknown>[] = [];
-      rows.forEachFill((f) => out.push(plain(f)));
-      return out;
-    } finally {
-      rows.close();
-    }
-  };
+  const fromStore = (fills: StoredFill[], orders: Order[]): Record<string, unknown>[] =>
+    readFills(
+      SpooledRows.fromStore({
+        forEachFill: (each) => fills.forEach((f, i) => each(f, i)),
+        forEachOrder: (each) => orders.forEach(each),
+      }),
+    );
 
   it("orders a store's client_oids as JavaScript does (code units), beyond the BMP too", () => {
     // Same exchange order id and creation time: the fill without a client_oid takes the order last
