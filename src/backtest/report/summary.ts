@@ -335,24 +335,11 @@ export class SummaryBuilder {
   }
 }
 
-/** Computes the summary of a run (pure; deterministic). */
+/** Computes the summary of a run (pure; deterministic): what the report writer computes as it goes. */
 export function summarize(record: RunRecord, opts: SummaryOptions = {}): Summary {
   const fills = reportFills(record.fills, record.orders);
-  return summarizeJoined(record, fills, buildTrades(fills, record.run.lastTickTime), opts);
-}
-
-/**
- * summarize() for a caller that already joined the fills with reportFills(record.fills, record.orders)
- * and built the trades with buildTrades(fills, record.run.lastTickTime).
- */
-export function summarizeJoined(
-  record: RunRecord,
-  fills: readonly ReportFill[],
-  trades: readonly Trade[],
-  opts: SummaryOptions = {},
-): Summary {
   const b = new SummaryBuilder(record);
   for (const f of fills) b.addFill(f);
-  for (const t of trades) b.addTrade(t);
+  for (const t of buildTrades(fills, record.run.lastTickTime)) b.addTrade(t);
   return b.finish(record.orderCounts ?? countOrders(record.orders), opts);
 }
