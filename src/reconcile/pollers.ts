@@ -478,15 +478,15 @@ export class Reconciler {
       const finished = await fetchPlansOf(read, d.port, gone, now);
       const seenAt = d.clock.now();
       const rows = [...current.plans, ...got.plans, ...finished.plans];
-      const known = new Map((d.store.planOrders?.() ?? []).map((p) => [p.orderId, p.status]));
       const fresh: { plan: PlanReport; first: boolean }[] = [];
       d.store.transaction(() => {
         for (const p of rows) {
+          // Asked row by row before recording it: a row read twice this round (currentPlan and a
+          // history window) compares with what its first reading recorded.
+          const before = d.store.planOrderStatus?.(p.orderId);
           d.store.recordPlanOrder?.(p, seenAt);
-          const before = known.get(p.orderId);
           if (before === undefined || before !== p.status)
             fresh.push({ plan: p, first: before === undefined });
-          known.set(p.orderId, p.status);
         }
       });
       // The rows settle our plan orders through the kernel, in one commit with the cursor.

@@ -460,6 +460,10 @@ export class MemoryStore implements OrderStore {
     );
   }
 
+  planOrderStatus(orderId: string): PlanReport['status'] | undefined {
+    return this.#plans.get(orderId)?.status;
+  }
+
   planOrders(): readonly StoredPlanOrder[] {
     return [...this.#plans.values()].sort(
       (a, b) => a.createTime - b.createTime || (a.orderId < b.orderId ? -1 : a.orderId > b.orderId ? 1 : 0),

@@ -73,6 +73,12 @@ export interface OrderStore {
   recordPlanOrder?(report: PlanReport, seenAt: number): void;
   planOrders?(): readonly StoredPlanOrder[];
   /**
+   * The status a plan order was last recorded with, or undefined when it was never seen: one row by
+   * its id (a plan round asks it of each row it reads, never of every plan of the run). A store that
+   * records plan orders answers it.
+   */
+  planOrderStatus?(orderId: string): PlanReport['status'] | undefined;
+  /**
    * Removes terminal history older than `rules.before` in one transaction (./prune-plan.ts: never a
    * non-terminal order nor its fills; positions and PnL folded from the fills stay exactly what they
    * were, through carry rows). With `dryRun` nothing changes: the counts say what would go. `meta`

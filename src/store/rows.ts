@@ -69,7 +69,7 @@ export interface PlanRow {
   last_seen_at: number;
 }
 
-const PLAN_STATUSES: readonly PlanStatus[] = [
+export const PLAN_STATUSES: readonly PlanStatus[] = [
   'canceled',
   'untriggered',
   'partially_filled',
@@ -281,13 +281,18 @@ export function planToRow(p: PlanReport, seenAt: number): PlanRow {
   };
 }
 
+/** A stored plan row's status, checked (`orderId` names the row in the error). */
+export function planStatusOf(status: string, orderId: string): PlanStatus {
+  return oneOf<PlanStatus>(PLAN_STATUSES, status, 'status', `plan order ${orderId}`);
+}
+
 export function planFromRow(r: PlanRow): StoredPlanOrder {
   const where = `plan order ${r.order_id}`;
   return {
     symbol: symbolId(r.symbol),
     orderId: orderId(r.order_id),
     ...(r.client_oid !== null ? { clientOid: clientOid(r.client_oid) } : {}),
-    status: oneOf<PlanStatus>(PLAN_STATUSES, r.status, 'status', where),
+    status: planStatusOf(r.status, r.order_id),
     rawStatus: r.raw_status,
     type: r.type,
     orderType: r.order_type,

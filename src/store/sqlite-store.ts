@@ -44,6 +44,7 @@ import {
   orderFromRow,
   orderValues,
   planFromRow,
+  planStatusOf,
   planToRow,
   type FillRow,
   type OrderRow,
@@ -167,6 +168,7 @@ function prepareAll(db: Database.Database) {
          trigger_price = excluded.trigger_price, last_seen_at = excluded.last_seen_at`,
     ),
     planOrders: db.prepare('SELECT * FROM plan_orders ORDER BY created_at, order_id'),
+    planStatus: db.prepare('SELECT status FROM plan_orders WHERE order_id = ?').pluck(),
     // Prune (./prune-plan.ts): rows by primary key, journal lines by time.
     deleteOrder: db.prepare('DELETE FROM orders WHERE client_oid = ?'),
     deleteFill: db.prepare('DELETE FROM fills WHERE trade_id = ?'),
@@ -428,6 +430,11 @@ export class SqliteStore implements OrderStore {
 
   planOrders(): readonly StoredPlanOrder[] {
     return (this.st.planOrders.all() as PlanRow[]).map(planFromRow);
+  }
+
+  planOrderStatus(orderId: string): PlanReport['status'] | undefined {
+    const status = this.st.planStatus.get(orderId) as string | undefined;
+    return status === undefined ? undefined : planStatusOf(status, orderId);
   }
 
   prune(rules: PruneRules, options: PruneOptions = {}): PruneResult {

@@ -181,6 +181,9 @@ class MortalStore implements OrderStore {
   planOrders(): readonly StoredPlanOrder[] {
     return this.inner.planOrders();
   }
+  planOrderStatus(id: string): PlanReport['status'] | undefined {
+    return this.inner.planOrderStatus(id);
+  }
   transaction<T>(fn: () => T): T {
     return this.alive ? this.inner.transaction(fn) : fn();
   }

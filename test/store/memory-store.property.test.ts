@@ -8,6 +8,8 @@ import { clientOid, orderId, strategyId, symbolId, tradeId } from '../../src/cor
 import { isTerminal, ORDER_STATUSES, type Order } from '../../src/core/orders.ts';
 import { MemoryStore } from '../../src/store/memory-store.ts';
 import type { OrderStore, StoredFill } from '../../src/store/port.ts';
+import type { PlanReport, PlanStatus } from '../../src/core/reports.ts';
+import { PLAN_STATUSES } from '../../src/store/rows.ts';
 import { SqliteStore } from '../../src/store/sqlite-store.ts';
 
 const S = strategyId('grid');
@@ -21,6 +23,7 @@ type Op =
   | { kind: 'meta'; key: number; value: string }
   | { kind: 'unmeta'; key: number }
   | { kind: 'seq' }
+  | { kind: 'plan'; n: number; at: number; status: number }
   | { kind: 'prune'; before: number; fillsBefore: number; page: number; margin: number; dry: boolean }
   | { kind: 'tx'; ops: Op[]; fail: boolean }
   /** MemoryStore.retire (the SQLite store has none: retiring must change no answer). */
@@ -61,6 +64,12 @@ const leaf: fc.Arbitrary<Op> = fc.oneof(
   fc.record({ kind: fc.constant('unmeta' as const), key: fc.integer({ min: 0, max: 2 }) }),
   fc.constant({ kind: 'seq' as const }),
   fc.record({
+    kind: fc.constant('plan' as const),
+    n: fc.integer({ min: 0, max: 3 }),
+    at: fc.integer({ min: 0, max: 90 }),
+    status: fc.integer({ min: 0, max: PLAN_STATUSES.length - 1 }),
+  }),
+  fc.record({
     kind: fc.constant('prune' as const),
     before: fc.integer({ min: 0, max: 90 }),
     fillsBefore: fc.integer({ min: 0, max: 90 }),
@@ -87,6 +96,28 @@ const op: fc.Arbitrary<Op> = fc.oneof(
 
 const oid = (n: number) => clientOid(`cb-grid-${n}`);
 const exchangeId = (n: number) => orderId(String(900_000_000_000_000_000n + BigInt(n % 4)));
+
+const planId = (n: number) => orderId(String(800_000_000_000_000_000n + BigInt(n)));
+
+/** A plan order row as a plan round records it (recordPlanOrder), created at `at`. */
+function planRow(n: number, at: number, status: PlanStatus): PlanReport {
+  return {
+    symbol: SYMS[0]!,
+    orderId: planId(n),
+    clientOid: oid(n),
+    status,
+    rawStatus: status.toUpperCase(),
+    type: 'CLOSE_LONG',
+    orderType: '0',
+    size: dec('0.01'),
+    price: dec('0'),
+    triggerPrice: dec('99.5'),
+    createTime: at,
+    filledQty: dec('0'),
+    priceAvg: dec('0'),
+    fee: dec('0'),
+  };
+}
 
 function order(n: number, at: number, sym: number, withId: boolean): Order {
   return {
@@ -151,6 +182,9 @@ function apply(s: OrderStore, o: Op): void {
     case 'seq':
       s.nextSequence(S);
       return;
+    case 'plan':
+      s.recordPlanOrder?.(planRow(o.n, o.at, PLAN_STATUSES[o.status] ?? 'untriggered'), o.at);
+      return;
     case 'prune': {
       const rules = {
         before: o.before,
@@ -207,6 +241,8 @@ function picture(s: OrderStore, at: number) {
     meta: [0, 1, 2].map((k) => s.getMeta(`k${k}`) ?? null),
     has: [0, 5, 12].map((t) => s.hasFill(tradeId(`t${t}`))),
     orders: [0, 3, 8].map((n) => s.getOrder(oid(n)) ?? null),
+    plans: s.planOrders?.(),
+    planStatus: [0, 1, 2, 3].map((n) => s.planOrderStatus?.(planId(n)) ?? null),
   });
 }
 
