@@ -18,7 +18,7 @@
 // - request-ledger.ts: the budget state and the counts behind metrics().
 import type { Logger } from 'pino';
 import type { Clock } from '../core/clock.ts';
-import { ENDPOINTS, type BulkCharges, type EndpointId, type UnsentReads } from '../core/endpoints.ts';
+import { ENDPOINTS, type EndpointId } from '../core/endpoints.ts';
 import { combineFootprints, type Footprint } from '../core/footprint.ts';
 import type { ClientOid } from '../core/ids.ts';
 import { TransportError } from '../core/errors.ts';
@@ -38,6 +38,7 @@ import type { Job, Prepared } from './jobs.ts';
 import { Placements } from './placements.ts';
 import { RequestLedger } from './request-ledger.ts';
 import { RetriedRequests } from './retried-requests.ts';
+import { UnsentCharges } from './unsent-charges.ts';
 import type { Timers } from './timers.ts';
 
 export * from './executor-types.ts';
@@ -51,6 +52,8 @@ export class Executor {
   readonly #dispatcher: Dispatcher;
   readonly #placements: Placements;
   readonly #retried: RetriedRequests;
+  /** Reads weighed but not sent (a backtest's rounds that could not find anything): ./unsent-charges.ts. */
+  readonly unsent: UnsentCharges;
   #fatal = false;
   #intakeWatch: ((kind: 'place' | 'cancel' | 'read') => void) | undefined;
 
@@ -96,6 +99,12 @@ export class Executor {
       maxAttempts: opts.maxAttempts,
       ledger,
       dispatcher,
+    });
+    this.unsent = new UnsentCharges({
+      clock: deps.clock,
+      ledger,
+      stopped: () => this.#dispatcher.stopped,
+      isEmpty: () => this.isEmpty(),
     });
   }
 
@@ -157,50 +166,6 @@ export class Executor {
    */
   acquire(endpoint: EndpointId): Promise<void> {
     return this.read(endpoint, () => Promise.resolve());
-  }
-
-  /**
-   * Takes the weight of reads that are not sent (a backtest round that could not find anything, see
-   * RoundShortcut in src/reconcile/pollers.ts) as if they were sent now, and counts them; only when
-   * sending them would not have waited or delayed anything: the executor has no work at all and the
-   * budget grants every one at once, and `venue` (the simulator's own weighing) agreed. False, with
-   * nothing taken here, otherwise.
-   */
-  chargeUnsent(
-    endpoints: readonly EndpointId[],
-    venue: () => boolean = () => true,
-    /** A round that fell due at this earlier time, while the executor had no work (RoundShortcut.quiet). */
-    at?: number,
-  ): boolean {
-    if (this.#dispatcher.stopped || (at === undefined && !this.isEmpty())) return false;
-    return this.#ledger.chargeUnsent(endpoints, venue, at ?? this.#clock.now());
-  }
-
-  /**
-   * The rounds a sleeping reconciliation loop slept through (RoundShortcut.quiet), in time order, each
-   * charged at its own time exactly as `chargeUnsent(endpoints, venue, at)` per round would, in one
-   * pass (budget.ts `consumeGroups`). `venue` charges the simulator for the rounds the budget granted
-   * and says how many it took. Returns the number of rounds charged: the first ones.
-   */
-  chargeUnsentRounds(
-    rounds: readonly UnsentReads[],
-    venue: (granted: readonly UnsentReads[]) => number,
-  ): number {
-    if (this.#dispatcher.stopped || rounds.length === 0) return 0;
-    return this.#ledger.chargeUnsentRounds(rounds, venue);
-  }
-
-  /**
-   * Charges a pass of reads that no window can refuse (RoundShortcut.bulk), as `chargeUnsentRounds`
-   * would charge them one by one: the tail (the requests of the last window) through the budget at
-   * their times, so its windows end the same; the others only into the totals and counts (they would
-   * have expired from every window by then). False when stopped. Throws when a tail read is refused:
-   * the caller's proof that none could be was wrong.
-   */
-  chargeBulk(b: Pick<BulkCharges, 'counts' | 'tail'>): boolean {
-    if (this.#dispatcher.stopped) return false;
-    this.#ledger.chargeBulk(b);
-    return true;
   }
 
   // ---- state ---------------------------------------------------------------------------------------

@@ -68,7 +68,7 @@ export class RequestLedger {
 
   /**
    * Charges one request of each of `endpoints` at `now` when the budget grants every one at once and
-   * then `venue` agrees; false, with nothing charged, otherwise (Executor.chargeUnsent).
+   * then `venue` agrees; false, with nothing charged, otherwise (UnsentCharges.charge).
    */
   chargeUnsent(endpoints: readonly EndpointId[], venue: () => boolean, now: number): boolean {
     let budget = this.#budget;
@@ -85,7 +85,7 @@ export class RequestLedger {
 
   /**
    * Charges the first rounds the budget grants and `venue` takes, each at its own time; returns how
-   * many (Executor.chargeUnsentRounds).
+   * many (UnsentCharges.chargeRounds).
    */
   chargeUnsentRounds(
     rounds: readonly UnsentReads[],
@@ -104,7 +104,7 @@ export class RequestLedger {
 
   /**
    * Charges a pass of reads no window can refuse: the tail through the budget at its times, the rest
-   * only into the totals and counts (Executor.chargeBulk). Throws when a tail read is refused.
+   * only into the totals and counts (UnsentCharges.chargeBulk). Throws when a tail read is refused.
    */
   chargeBulk(b: Pick<BulkCharges, 'counts' | 'tail'>): void {
     const r = consumeGroups(this.#budget, b.tail);

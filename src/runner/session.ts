@@ -36,7 +36,7 @@ export interface SessionDeps {
   readonly onRound?: (r: RoundResult) => void;
   /**
    * The in-process simulator's half of RoundShortcut (backtests): its state version and its own
-   * weighing of reads not sent. The executor's budget is charged first (see Executor.chargeUnsent).
+   * weighing of reads not sent. The executor's budget is charged first (see UnsentCharges.charge).
    */
   readonly venueShortcut?: RoundShortcut;
 }
@@ -108,9 +108,9 @@ export function createSession(d: SessionDeps): Session {
           shortcut: {
             ...venue,
             chargeUnsent: (eps, at) =>
-              engine.executor.chargeUnsent(eps, () => venue.chargeUnsent(eps, at), at),
+              engine.executor.unsent.charge(eps, () => venue.chargeUnsent(eps, at), at),
             chargeUnsentRounds: (rounds) =>
-              engine.executor.chargeUnsentRounds(rounds, (granted) => venue.chargeUnsentRounds(granted)),
+              engine.executor.unsent.chargeRounds(rounds, (granted) => venue.chargeUnsentRounds(granted)),
           },
         }
       : {}),

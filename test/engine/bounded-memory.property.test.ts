@@ -71,7 +71,7 @@ const RECORD: Readonly<Record<string, { readonly why: string; readonly perOrder:
     perOrder: 3 * 1.5,
   },
   'store.plans': {
-    why: 'every plan order seen: each real plan round reads them all (planOrders)',
+    why: 'every plan order seen, by id: a plan round compares each row it reads with it (planOrderStatus)',
     perOrder: 1,
   },
 };

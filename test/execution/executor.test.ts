@@ -320,7 +320,7 @@ describe('executor: stop', () => {
 describe('executor: reads charged without sending (backtest round shortcut)', () => {
   it('takes the weight and counts the requests when the executor has no work and the budget grants them', () => {
     const h = harness();
-    expect(h.ex.chargeUnsent(['fills', 'history'])).toBe(true);
+    expect(h.ex.unsent.charge(['fills', 'history'])).toBe(true);
     expect(h.ex.metrics().requestsByEndpoint).toEqual({ fills: 1, history: 1 });
     const w = h.ex.metrics().weightUsed;
     expect(w.ip).toBe(ENDPOINTS.fills.ipWeight + ENDPOINTS.history.ipWeight);
@@ -331,18 +331,18 @@ describe('executor: reads charged without sending (backtest round shortcut)', ()
   it('takes nothing while work is staged or queued: sending then could have waited', () => {
     const h = harness();
     h.ex.submitPlacement(placement(BTC, 1));
-    expect(h.ex.chargeUnsent(['fills'])).toBe(false);
+    expect(h.ex.unsent.charge(['fills'])).toBe(false);
     expect(h.ex.metrics()).toMatchObject({ requestsByEndpoint: {}, weightUsed: { ip: 0, uid: 0 } });
   });
 
   it('takes nothing unless the budget grants every read at once, or the venue refuses its share', () => {
     const h = harness({ budget: { ipWeightPerWindow: 100, uidWeightPerWindow: 100, safetyMargin: 1 } });
     const reads = Array.from({ length: 11 }, () => 'history' as const); // 110 > 100 in one window
-    expect(h.ex.chargeUnsent(reads)).toBe(false);
+    expect(h.ex.unsent.charge(reads)).toBe(false);
     expect(h.ex.metrics().weightUsed).toEqual({ ip: 0, uid: 0 });
-    expect(h.ex.chargeUnsent(['history'], () => false)).toBe(false);
+    expect(h.ex.unsent.charge(['history'], () => false)).toBe(false);
     expect(h.ex.metrics().weightUsed).toEqual({ ip: 0, uid: 0 });
-    expect(h.ex.chargeUnsent(reads.slice(1))).toBe(true);
+    expect(h.ex.unsent.charge(reads.slice(1))).toBe(true);
     expect(h.ex.metrics().weightUsed).toEqual({ ip: 100, uid: 100 });
   });
 
@@ -356,7 +356,7 @@ describe('executor: reads charged without sending (backtest round shortcut)', ()
     }));
     let offered = 0;
     expect(
-      h.ex.chargeUnsentRounds(rounds, (granted) => {
+      h.ex.unsent.chargeRounds(rounds, (granted) => {
         offered = granted.length;
         return 7; // the venue's own window took seven
       }),
@@ -366,7 +366,7 @@ describe('executor: reads charged without sending (backtest round shortcut)', ()
     expect(h.ex.metrics().weightUsed).toEqual({ ip: 70, uid: 70 });
     // The rest, later, where the window has room again.
     const later = rounds.slice(7).map((r) => ({ ...r, at: r.at + 20_000 }));
-    expect(h.ex.chargeUnsentRounds(later, (granted) => granted.length)).toBe(7);
+    expect(h.ex.unsent.chargeRounds(later, (granted) => granted.length)).toBe(7);
     expect(h.ex.metrics().requestsByEndpoint).toEqual({ history: 14 });
   });
 });

@@ -275,7 +275,7 @@ export class Session {
     ) {
       return false;
     }
-    if (!this.engine.executor.chargeBulk(b)) return false;
+    if (!this.engine.executor.unsent.chargeBulk(b)) return false;
     this.sim.chargeBulk(b);
     return true;
   }
@@ -397,7 +397,7 @@ export class Session {
   #readUnsent(): readonly Ticker[] | undefined {
     this.reconciler.wake();
     this.#versionSeen = this.sim.stateVersion();
-    const charged = this.engine.executor.chargeUnsent(['tickers'], () => this.sim.chargeUnsent(['tickers']));
+    const charged = this.engine.executor.unsent.charge(['tickers'], () => this.sim.chargeUnsent(['tickers']));
     return charged ? this.sim.tickersUnsent(this.#watched) : undefined;
   }
 
