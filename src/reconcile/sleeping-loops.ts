@@ -23,7 +23,7 @@ import {
   type RoundRun,
 } from './fast-forward.ts';
 import { decodePlanCursor, encodePlanCursor } from './plan-cursor.ts';
-import { planHistoryQueries, type PlanCursor, type PlanPollPlan } from './plan-history-window.ts';
+import { planHistoryQueries, type PlanCursor } from './plan-history-window.ts';
 import type { PlanWindowConfig } from './plan-history-window.ts';
 import type { PollIntervals } from './poll-interval.ts';
 import {
@@ -70,6 +70,27 @@ export interface LoopHost {
   intervalOf(loop: Loop, open?: readonly Order[]): number;
   /** A fills or history round at `at` was settled without being sent (the pollers' status). */
   roundSettled(loop: 'fills' | 'history', at: number): void;
+}
+
+/** `#requestsDue`: no sleeping loop's round fell due, and no read was deferred. */
+const NOTHING_DUE = -1;
+
+/** A sleeping loop's rounds charged in closed form (`#bulkWake`); every one of the same shape. */
+interface BulkLoop {
+  readonly loop: Loop;
+  readonly d: Dormant;
+  readonly runs: RoundRun[];
+  /** The reads of each round (of each after the first, for the plan loop). */
+  readonly each: readonly EndpointId[];
+  /** The plan loop's first round: its reads and the cursor after it; undefined for the others. */
+  readonly first: { readonly endpoints: readonly EndpointId[]; readonly cursorAfter: PlanCursor } | undefined;
+}
+
+/** A request of the last span, listed for the windows (BulkCharges.tail). */
+interface BulkTailRead {
+  readonly at: number;
+  readonly rank: number;
+  readonly endpoints: readonly EndpointId[];
 }
 
 interface Dormant {
@@ -204,13 +225,46 @@ export class SleepingLoops {
    * listed for the windows. The same charges, in the same windows, as round by round. False (nothing
    * done) when the venue cannot take them so, or a plan loop is still catching up (its rounds then
    * read differing windows).
+   *
+   * In small steps, each with objects of one shape: this runs at every wake of a long backtest, and a
+   * large function whose objects vary in shape is compiled, thrown away and compiled again.
    */
   #bulkWake(now: number, deferred: readonly UnsentReads[]): boolean {
     const bulk = this.#sc.bulk;
     if (bulk === undefined) return false;
+    const most = this.#requestsDue(now, deferred);
+    if (most === NOTHING_DUE) return true;
+    if (most < BULK_MIN_REQUESTS) return false;
+    const roundsBound = this.skippedWeightBound(bulk.spanMs);
+    if (roundsBound === undefined) return false;
+    const counts: EndpointCounts = {};
+    const loops = this.#bulkLoops(now, counts);
+    if (loops === undefined) return false;
+    addCounts(counts, TICKERS_READ, deferred.length);
+    let last = deferred[deferred.length - 1]?.at ?? Number.NEGATIVE_INFINITY;
+    for (const l of loops) last = Math.max(last, lastRound(l.runs) ?? Number.NEGATIVE_INFINITY);
+    if (last === Number.NEGATIVE_INFINITY) return true; // nothing fell due
+    const taken = bulk.charge({
+      counts,
+      tail: this.#bulkTail(loops, deferred, last - bulk.spanMs),
+      roundsBound,
+      deferredPerSpan: mostPerSpan(
+        deferred.map((r) => r.at),
+        bulk.spanMs,
+      ),
+    });
+    if (!taken) return false;
+    for (const l of loops) this.#settleBulk(l);
+    return true;
+  }
+
+  /**
+   * Roughly how many requests fell due (each loop at its quickest pace), or NOTHING_DUE. A short pass
+   * is charged round by round, which costs less than proving a bulk pass safe (the choice changes no
+   * charge).
+   */
+  #requestsDue(now: number, deferred: readonly UnsentReads[]): number {
     let due = false;
-    // Roughly how many requests fell due (each loop at its quickest pace): a short pass is charged
-    // round by round, which costs less than proving a bulk pass safe (the choice changes no charge).
     let most = deferred.length;
     for (const [loop, d] of this.#dormant) {
       if (d.due > now) continue;
@@ -219,91 +273,87 @@ export class SleepingLoops {
         loop === 'plans' ? this.#h.symbols.length * 4 : (this.#lastReal.get(loop)?.reads.length ?? 1);
       most += (Math.floor((now - d.due) / this.#quickestMs(loop)) + 1) * Math.max(1, reads);
     }
-    if (!due && deferred.length === 0) return true; // nothing fell due: nothing to charge
-    if (most < BULK_MIN_REQUESTS) return false;
-    const roundsBound = this.skippedWeightBound(bulk.spanMs);
-    if (roundsBound === undefined) return false;
-    const counts: EndpointCounts = {};
-    const loops: {
-      loop: Loop;
-      d: Dormant;
-      runs: RoundRun[];
-      each: readonly EndpointId[];
-      first?: PlanPollPlan;
-    }[] = [];
+    return !due && deferred.length === 0 ? NOTHING_DUE : most;
+  }
+
+  /**
+   * Each sleeping loop's rounds up to `now` (its runs and the reads of each round), their requests
+   * added to `counts`; undefined when a loop's rounds cannot be charged in closed form.
+   */
+  #bulkLoops(now: number, counts: EndpointCounts): BulkLoop[] | undefined {
+    const loops: BulkLoop[] = [];
     for (const [loop, d] of this.#dormant) {
       const runs = roundRuns(d.due, now, (at) => this.#h.intervalAt(loop, d.statuses, at));
       const n = runsCount(runs);
       if (n === 0) continue;
-      if (loop !== 'plans') {
-        const each = this.#lastReal.get(loop)?.reads;
-        if (each === undefined) return false;
-        addCounts(counts, each, n);
-        loops.push({ loop, d, runs, each });
-        continue;
+      const l = loop === 'plans' ? this.#planLoop(d, runs, n) : this.#orderLoop(loop, d, runs);
+      if (l === undefined) return undefined;
+      if (l.first !== undefined) {
+        addCounts(counts, l.first.endpoints);
+        addCounts(counts, l.each, n - 1);
+      } else {
+        addCounts(counts, l.each, n);
       }
-      const cfg = this.#h.config.plans;
-      if (cfg === undefined) return false;
-      const from = this.#unsavedPlanCursor ?? decodePlanCursor(this.#h.store.getMeta(PLAN_CURSOR_META));
-      const first = planHistoryQueries(this.#h.symbols, from, cfg.window, d.due);
-      // Steady from the second round on: caught up, each later round reads one window per symbol.
-      const caughtUp = this.#h.symbols.every((sym) => first.cursorAfter[sym] === d.due);
-      const longest = Math.max(...runs.map((r) => r.interval));
-      if (n > 1 && (!caughtUp || longest + cfg.window.overlapMs > cfg.window.maxWindowMs)) return false;
-      const watch = this.#watchReads();
-      const each = [
-        ...new Array<EndpointId>(this.#h.symbols.length * Math.max(1, cfg.window.delegateTypes.length)).fill(
-          'historyPlan',
-        ),
-        ...watch,
-      ];
-      const firstReads = [...first.queries.map((): EndpointId => 'historyPlan'), ...watch];
-      addCounts(counts, firstReads);
-      addCounts(counts, each, n - 1);
-      loops.push({ loop, d, runs, each, first });
+      loops.push(l);
     }
-    addCounts(counts, TICKERS_READ, deferred.length);
-    const lasts = loops.map((l) => lastRound(l.runs) ?? Number.NEGATIVE_INFINITY);
-    const last = Math.max(deferred[deferred.length - 1]?.at ?? Number.NEGATIVE_INFINITY, ...lasts);
-    if (last === Number.NEGATIVE_INFINITY) return true; // nothing fell due
-    const after = last - bulk.spanMs;
-    const tail: { at: number; rank: number; endpoints: readonly EndpointId[] }[] = [];
+    return loops;
+  }
+
+  /** A fills or history loop's rounds: each reads what its last real round read. */
+  #orderLoop(loop: Loop, d: Dormant, runs: RoundRun[]): BulkLoop | undefined {
+    const each = this.#lastReal.get(loop)?.reads;
+    return each === undefined ? undefined : { loop, d, runs, each, first: undefined };
+  }
+
+  /**
+   * The plan loop's rounds: its first reads the windows due from the cursor; from the second on,
+   * caught up, each reads one window per symbol (undefined when not caught up after the first).
+   */
+  #planLoop(d: Dormant, runs: RoundRun[], n: number): BulkLoop | undefined {
+    const cfg = this.#h.config.plans;
+    if (cfg === undefined) return undefined;
+    const from = this.#unsavedPlanCursor ?? decodePlanCursor(this.#h.store.getMeta(PLAN_CURSOR_META));
+    const plan = planHistoryQueries(this.#h.symbols, from, cfg.window, d.due);
+    const caughtUp = this.#h.symbols.every((sym) => plan.cursorAfter[sym] === d.due);
+    let longest = 0;
+    for (const r of runs) longest = Math.max(longest, r.interval);
+    if (n > 1 && (!caughtUp || longest + cfg.window.overlapMs > cfg.window.maxWindowMs)) return undefined;
+    const watch = this.#watchReads();
+    const windows = this.#h.symbols.length * Math.max(1, cfg.window.delegateTypes.length);
+    const each = [...new Array<EndpointId>(windows).fill('historyPlan'), ...watch];
+    const firstReads = [...plan.queries.map((): EndpointId => 'historyPlan'), ...watch];
+    return { loop: 'plans', d, runs, each, first: { endpoints: firstReads, cursorAfter: plan.cursorAfter } };
+  }
+
+  /** The requests of the rounds and deferred reads after `after` (they still weigh on the windows). */
+  #bulkTail(loops: readonly BulkLoop[], deferred: readonly UnsentReads[], after: number): BulkTailRead[] {
+    const tail: BulkTailRead[] = [];
     for (const l of loops) {
       const firstAt = l.runs[0]?.start;
       for (const at of roundsAfter(l.runs, after)) {
-        const endpoints =
-          l.first !== undefined && at === firstAt
-            ? [...l.first.queries.map((): EndpointId => 'historyPlan'), ...this.#watchReads()]
-            : l.each;
+        const endpoints = l.first !== undefined && at === firstAt ? l.first.endpoints : l.each;
         tail.push({ at, rank: LOOP_ORDER[l.loop], endpoints });
       }
     }
     for (const r of deferred) if (r.at > after) tail.push({ at: r.at, rank: 3, endpoints: r.endpoints });
     tail.sort((a, b) => a.at - b.at || a.rank - b.rank);
-    const taken = bulk.charge({
-      counts,
-      tail,
-      roundsBound,
-      deferredPerSpan: mostPerSpan(
-        deferred.map((r) => r.at),
-        bulk.spanMs,
-      ),
-    });
-    if (!taken) return false;
-    for (const l of loops) {
-      const at = lastRound(l.runs);
-      if (at === undefined) continue;
-      this.#skipped += runsCount(l.runs);
-      if (l.loop !== 'plans') {
-        this.#h.roundSettled(l.loop, at);
-      } else if (l.first !== undefined) {
-        const cursor: Record<string, number> = { ...l.first.cursorAfter };
-        if (runsCount(l.runs) > 1) for (const sym of this.#h.symbols) cursor[sym] = at;
-        this.#unsavedPlanCursor = cursor;
-      }
-      l.d.due = at + Math.max(1, this.#h.intervalAt(l.loop, l.d.statuses, at));
+    return tail;
+  }
+
+  /** A loop's rounds charged in closed form: counted, settled, its cursor moved, its next round set. */
+  #settleBulk(l: BulkLoop): void {
+    const at = lastRound(l.runs);
+    if (at === undefined) return;
+    const n = runsCount(l.runs);
+    this.#skipped += n;
+    if (l.loop !== 'plans') {
+      this.#h.roundSettled(l.loop, at);
+    } else if (l.first !== undefined) {
+      const cursor: Record<string, number> = { ...l.first.cursorAfter };
+      if (n > 1) for (const sym of this.#h.symbols) cursor[sym] = at;
+      this.#unsavedPlanCursor = cursor;
     }
-    return true;
+    l.d.due = at + Math.max(1, this.#h.intervalAt(l.loop, l.d.statuses, at));
   }
 
   /** The shortest interval a loop can poll at. */
