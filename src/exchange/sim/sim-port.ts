@@ -33,6 +33,7 @@ import type {
   OrderReport,
   PlaceOutcome,
   PlanPage,
+  PlanReport,
 } from '../../core/reports.ts';
 import type {
   CancelPlanRequest,
@@ -49,7 +50,7 @@ import {
   batchOutcomesFromWire,
   cancelOutcomeFromWire,
   contractFromWire,
-  currentPlanPageFromWire,
+  CURRENT_PLAN_PAGE_MAX,
   placeEntryToWire,
   planEntryToWire,
   planReportFromWire,
@@ -61,16 +62,15 @@ import {
   cancelOrderReplySchema,
   contractsSchema,
   cancelPlanReplySchema,
-  currentPlanReplySchema,
   placeOrderReplySchema,
-  planHistoryReplySchema,
   planOrderReplySchema,
+  planRowSchema,
 } from '../weex/schemas.ts';
 import { classifyVenueCode } from '../weex/venue-errors.ts';
 import { FaultInjector, NO_FAULTS, type FaultProfile, type RequestFaults } from './faults.ts';
 import { madeOnce } from './made-once.ts';
 import { MatchingCore, type MatchingConfig } from './matching.ts';
-import type { SimFill, SimOrder } from './model.ts';
+import type { SimFill, SimOrder, SimPlan } from './model.ts';
 import { batchInputOf, placeInputOf, queryParamsOf, type Parsed, type QueryParams } from './params.ts';
 import { requestOfEntry, requestsOfEntries } from './requests.ts';
 import { fillReportOf, orderReportOf } from './reports.ts';
@@ -78,7 +78,7 @@ import { DEFAULT_SIM_RETENTION_MS } from './retention.ts';
 import type { SimStatsSnapshot } from './stats.ts';
 import { httpStatusOf, type VenueReject } from './venue-errors.ts';
 import type { PlanRowStyle } from './plan-wire.ts';
-import { SimVenue, type SimFillsPage, type VenueReply } from './venue.ts';
+import { SimVenue, type SimFillsPage, type SimPlanPage, type VenueReply } from './venue.ts';
 import type { WireBatchReplyOut, WirePlaceReplyOut } from './wire.ts';
 import { WeightLimiter, type WeightLimits } from './weights.ts';
 
@@ -126,6 +126,9 @@ export class SimPort implements ExchangePort {
   readonly #fills = new WeakMap<SimFill, FillReport>();
   readonly #known = (s: string): boolean => this.core.isKnownSymbol(s);
   readonly #toReport = (o: SimOrder): OrderReport => orderReportOf(o, this.core.contracts);
+  readonly #plans = new WeakMap<SimPlan, PlanReport>();
+  readonly #toPlanReport = (p: SimPlan): PlanReport =>
+    planReportFromWire(planRowSchema.parse(this.venue.planRow(p)));
 
   /** True when no fault is configured: every answer is repeatable. */
   get faultFree(): boolean {
@@ -417,6 +420,15 @@ export class SimPort implements ExchangePort {
     return madeOnce(this.#reports, o, this.#toReport);
   }
 
+  /**
+   * A plan revision's report, made once, from its wire row through the HTTP client's own schema and
+   * mapper (so it is what the client would decode): a revision never changes (SimPlans saves a new
+   * object per change), and plan rounds read the same resting and recent plans round after round.
+   */
+  #planReport(p: SimPlan): PlanReport {
+    return madeOnce(this.#plans, p, this.#toPlanReport);
+  }
+
   /** A fill's report, made once (a fill never changes). */
   #fillReport(f: SimFill): FillReport {
     return madeOnce(this.#fills, f, fillReportOf);
@@ -430,10 +442,17 @@ export class SimPort implements ExchangePort {
       ['delegateType', q.delegateType],
       ['pageSize', q.pageSize],
     ]);
-    return this.#run('historyPlan', query, undefined, (body) => {
-      const page = planHistoryReplySchema.parse(body);
-      return { plans: page.list.map(planReportFromWire), nextPage: page.nextPage ?? false };
-    });
+    return this.#run(
+      'historyPlan',
+      query,
+      undefined,
+      (body) => {
+        const page = body as SimPlanPage;
+        return { plans: page.plans.map((x) => this.#planReport(x)), nextPage: page.more };
+      },
+      undefined,
+      (rf) => okBody(this.venue.historyPlanRows(query, rf)),
+    );
   }
 
   placePlan(symbol: SymbolId, entry: PlanEntry): Promise<PlaceOutcome> {
@@ -467,8 +486,20 @@ export class SimPort implements ExchangePort {
       ['page', q.page],
       ['limit', q.limit],
     ]);
-    return this.#run('currentPlan', query, undefined, (body) =>
-      currentPlanPageFromWire(currentPlanReplySchema.parse(body), q.limit),
+    return this.#run(
+      'currentPlan',
+      query,
+      undefined,
+      (body) => {
+        const rows = body as readonly SimPlan[];
+        // As currentPlanPageFromWire reads the bare array: a full page says more may follow.
+        return {
+          plans: rows.map((x) => this.#planReport(x)),
+          nextPage: rows.length >= (q.limit ?? CURRENT_PLAN_PAGE_MAX),
+        };
+      },
+      undefined,
+      (rf) => okBody(this.venue.currentPlanRows(query, rf)),
     );
   }
 

@@ -7,7 +7,7 @@ import { contractToWire } from './contracts.ts';
 import { FaultInjector, NO_FAULTS, type RequestFaults } from './faults.ts';
 import { madeOnce } from './made-once.ts';
 import type { MatchingCore } from './matching.ts';
-import type { SimFill, SimOrder } from './model.ts';
+import type { SimFill, SimOrder, SimPlan } from './model.ts';
 import {
   parseBatchOrdersBody,
   parseCancelBody,
@@ -21,7 +21,7 @@ import {
   type QueryParams,
 } from './params.ts';
 import { parseCancelPlanBody, parseCurrentPlanQuery, parsePlanOrderBody } from './plan-params.ts';
-import { planRowToWire, type PlanRowStyle } from './plan-wire.ts';
+import { planRowToWire, type PlanRowStyle, type WirePlanRowOut } from './plan-wire.ts';
 import type { OrderSide } from '../../core/orders.ts';
 import { SimStats, type SimStatsSnapshot } from './stats.ts';
 import { REJECT, type VenueReject } from './venue-errors.ts';
@@ -48,6 +48,14 @@ export interface SimFillsPage {
   readonly nextFlag: boolean;
   /** Every fill matching the query. */
   readonly totals: number;
+}
+
+/** A historyPlan query's answer before its rows become wire rows (SimVenue.historyPlanRows). */
+export interface SimPlanPage {
+  /** Newest first, at most the query's page size (a duplicated-rows fault may add one). */
+  readonly plans: readonly SimPlan[];
+  /** More plans match than the page holds. */
+  readonly more: boolean;
 }
 
 export interface VenueOptions {
@@ -308,14 +316,27 @@ export class SimVenue {
 
   /** currentPlan: a bare array of the untriggered plans, newest first, page `page` of `limit`. */
   currentPlan(q: QueryParams, rf: RequestFaults): VenueReply {
+    const rows = this.currentPlanRows(q, rf);
+    return rows.ok ? okReply(rows.value.map((x) => this.planRow(x))) : noReply(rows.reject);
+  }
+
+  /**
+   * The plans a currentPlan query answers, before they become wire rows (`currentPlan`; the
+   * in-process port makes each revision's report once from its row, sim-port.ts), with the read-side
+   * faults (stale history, duplicated rows).
+   */
+  currentPlanRows(q: QueryParams, rf: RequestFaults): Parsed<readonly SimPlan[]> {
     const p = parseCurrentPlanQuery(q, this.#known);
-    if (!p.ok) return noReply(p.reject);
+    if (!p.ok) return p;
     const f = p.value;
     const all = this.core.plans.current(f.symbol, this.#staleAsOf(rf));
     const rows = all.slice(f.page * f.limit, (f.page + 1) * f.limit);
-    return okReply(
-      this.#maybeDuplicate(rows, rf).map((x) => planRowToWire(x, this.core.contracts, this.planRowStyle)),
-    );
+    return { ok: true, value: this.#maybeDuplicate(rows, rf) };
+  }
+
+  /** A plan revision's wire row, in this venue's row style. */
+  planRow(p: SimPlan): WirePlanRowOut {
+    return planRowToWire(p, this.core.contracts, this.planRowStyle);
   }
 
   /**
@@ -324,8 +345,15 @@ export class SimVenue {
    * is asked for by moving endTime below the oldest row, as for fills).
    */
   historyPlan(q: QueryParams, rf: RequestFaults): VenueReply {
+    const page = this.historyPlanRows(q, rf);
+    if (!page.ok) return noReply(page.reject);
+    return okReply({ list: page.value.plans.map((x) => this.planRow(x)), nextPage: page.value.more });
+  }
+
+  /** The plans a historyPlan query answers, before they become wire rows (as `currentPlanRows`). */
+  historyPlanRows(q: QueryParams, rf: RequestFaults): Parsed<SimPlanPage> {
     const p = parsePlanQuery(q, this.#known);
-    if (!p.ok) return noReply(p.reject);
+    if (!p.ok) return p;
     const f = p.value;
     const side = f.delegateType !== undefined ? DELEGATE_SIDE[f.delegateType] : undefined;
     const page = this.core.plans.history(
@@ -338,10 +366,7 @@ export class SimVenue {
       },
       this.#staleAsOf(rf),
     );
-    const list = this.#maybeDuplicate(page.plans, rf).map((x) =>
-      planRowToWire(x, this.core.contracts, this.planRowStyle),
-    );
-    return okReply({ list, nextPage: page.more });
+    return { ok: true, value: { plans: this.#maybeDuplicate(page.plans, rf), more: page.more } };
   }
 
   /** The stale-history fault on plan reads: the plans as they stood `lagMs` ago. */

@@ -9,7 +9,11 @@ import type { WireTicker } from '../../../src/core/market.ts';
 import type { PlanEntry } from '../../../src/exchange/port.ts';
 import { SIM_COMPACT_MIN_DEAD } from '../../../src/exchange/sim/compaction.ts';
 import { PLAN_EXPIRY_MS } from '../../../src/exchange/sim/plans.ts';
+import { NO_REQUEST_FAULTS } from '../../../src/exchange/sim/faults.ts';
+import { queryParams } from '../../../src/exchange/sim/params.ts';
 import { SimPort, type SimPortOptions } from '../../../src/exchange/sim/sim-port.ts';
+import { currentPlanPageFromWire, planReportFromWire } from '../../../src/exchange/weex/mappers.ts';
+import { currentPlanReplySchema, planHistoryReplySchema } from '../../../src/exchange/weex/schemas.ts';
 import { ticker } from './helpers.ts';
 
 const BTC = symbolId('cmt_btcusdt');
@@ -329,4 +333,56 @@ describe('simulator plan orders', () => {
     expect(p.stateVersion()).toBeGreaterThan(v1);
     expect(p.quiet()).toBe(true);
   });
+});
+
+describe('simulator plan reads in-process', () => {
+  for (const style of ['documented', 'live'] as const) {
+    it(`makes a plan report once per revision, as the HTTP client decodes the ${style} rows`, async () => {
+      const { p, tick } = venue({ planRowStyle: style });
+      // What the HTTP client makes of the venue's reply, decoded afresh from its JSON text.
+      const bodyOf = (endpoint: 'historyPlan' | 'currentPlan', query: string): unknown => {
+        const reply = p.venue.dispatch(endpoint, queryParams(query), undefined, NO_REQUEST_FAULTS, 0);
+        return reply.ok ? JSON.parse(JSON.stringify(reply.body)) : undefined;
+      };
+      const fresh = {
+        history: () =>
+          planHistoryReplySchema
+            .parse(bodyOf('historyPlan', `symbol=cmt_btcusdt&startTime=0&endTime=4000000000000`))
+            .list.map(planReportFromWire),
+        current: () =>
+          currentPlanPageFromWire(currentPlanReplySchema.parse(bodyOf('currentPlan', '')), undefined),
+      };
+      await p.placePlan(BTC, plan('rest', 'open_long', '0.01', '150')); // never fires
+      await p.placePlan(BTC, plan('fire', 'open_long', '0.01', '101.5')); // fires, market child fills
+      await p.placePlan(BTC, plan('gone', 'open_short', '0.01', '90', '89')); // canceled
+      expect(await p.cancelPlan({ symbol: BTC, clientOid: clientOid('gone') })).toMatchObject({
+        result: true,
+      });
+      tick(102);
+      tick(102);
+      const h1 = await history(p);
+      const c1 = await p.currentPlans({ symbol: BTC });
+      expect(h1).toEqual(fresh.history());
+      expect(c1).toEqual(fresh.current());
+      expect(h1.map((x) => x.clientOid).sort()).toEqual(['fire', 'gone']);
+      expect(c1.plans.map((x) => x.clientOid)).toEqual(['rest']);
+      tick(103);
+      // Unchanged revisions: the very same report objects; a changed plan is decoded anew.
+      const h2 = await history(p);
+      const c2 = await p.currentPlans({ symbol: BTC });
+      expect(h2).toEqual(fresh.history());
+      expect(c2.plans[0]).toBe(c1.plans[0]);
+      expect(h2.find((x) => x.clientOid === 'fire')).toBe(h1.find((x) => x.clientOid === 'fire'));
+      expect(await p.cancelPlan({ symbol: BTC, clientOid: clientOid('rest') })).toMatchObject({
+        result: true,
+      });
+      const h3 = await history(p);
+      const rest1 = c1.plans[0];
+      const rest3 = h3.find((x) => x.clientOid === 'rest');
+      expect(h3).toEqual(fresh.history());
+      expect(rest3).not.toBe(rest1);
+      expect(rest3?.status).toBe('canceled');
+      expect((await p.currentPlans({ symbol: BTC })).plans).toEqual([]);
+    });
+  }
 });
