@@ -8,8 +8,8 @@ import { clientOid, orderId, strategyId, symbolId, tradeId } from '../../src/cor
 import { isTerminal, ORDER_STATUSES, type Order } from '../../src/core/orders.ts';
 import { MemoryStore } from '../../src/store/memory-store.ts';
 import type { OrderStore, StoredFill } from '../../src/store/port.ts';
-import type { PlanReport, PlanStatus } from '../../src/core/reports.ts';
 import { PLAN_STATUSES } from '../../src/store/rows.ts';
+import { plan } from './prune-fixtures.ts';
 import { SqliteStore } from '../../src/store/sqlite-store.ts';
 
 const S = strategyId('grid');
@@ -97,28 +97,6 @@ const op: fc.Arbitrary<Op> = fc.oneof(
 const oid = (n: number) => clientOid(`cb-grid-${n}`);
 const exchangeId = (n: number) => orderId(String(900_000_000_000_000_000n + BigInt(n % 4)));
 
-const planId = (n: number) => orderId(String(800_000_000_000_000_000n + BigInt(n)));
-
-/** A plan order row as a plan round records it (recordPlanOrder), created at `at`. */
-function planRow(n: number, at: number, status: PlanStatus): PlanReport {
-  return {
-    symbol: SYMS[0]!,
-    orderId: planId(n),
-    clientOid: oid(n),
-    status,
-    rawStatus: status.toUpperCase(),
-    type: 'CLOSE_LONG',
-    orderType: '0',
-    size: dec('0.01'),
-    price: dec('0'),
-    triggerPrice: dec('99.5'),
-    createTime: at,
-    filledQty: dec('0'),
-    priceAvg: dec('0'),
-    fee: dec('0'),
-  };
-}
-
 function order(n: number, at: number, sym: number, withId: boolean): Order {
   return {
     clientOid: oid(n),
@@ -183,7 +161,7 @@ function apply(s: OrderStore, o: Op): void {
       s.nextSequence(S);
       return;
     case 'plan':
-      s.recordPlanOrder?.(planRow(o.n, o.at, PLAN_STATUSES[o.status] ?? 'untriggered'), o.at);
+      s.recordPlanOrder?.(plan(o.n, PLAN_STATUSES[o.status] ?? 'untriggered', o.at), o.at);
       return;
     case 'prune': {
       const rules = {
@@ -242,7 +220,7 @@ function picture(s: OrderStore, at: number) {
     has: [0, 5, 12].map((t) => s.hasFill(tradeId(`t${t}`))),
     orders: [0, 3, 8].map((n) => s.getOrder(oid(n)) ?? null),
     plans: s.planOrders?.(),
-    planStatus: [0, 1, 2, 3].map((n) => s.planOrderStatus?.(planId(n)) ?? null),
+    planStatus: [0, 1, 2, 3].map((n) => s.planOrderStatus?.(plan(n, 'untriggered', 0).orderId) ?? null),
   });
 }
 
