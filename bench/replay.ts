@@ -38,8 +38,15 @@ export interface BenchReplayOptions {
   readonly maxPolls?: number;
   /** Measure peak RSS of the 1× and the longer recording. Default true. */
   readonly memory?: boolean;
-  /** How many times longer the second recording is. Default 4. */
+  /** How many times the recording the second (longer) replay repeats. Default 4. */
   readonly factor?: number;
+  /**
+   * How many times the recording the first replay repeats (default 1). A recording of a few hundred
+   * polls replays in less time than the engine takes to warm up (V8 optimizes the hot code on its
+   * background threads during the first seconds), so its marginal figures would carry that start-up:
+   * repeated, the first replay is past it too, and the difference measures the steady state.
+   */
+  readonly baseFactor?: number;
   /** Progress lines (stderr by default). */
   readonly log?: (line: string) => void;
   /**
@@ -93,6 +100,8 @@ export interface BenchReplayResult {
   readonly polls4x: number;
   readonly tickersPerSecond4x: number;
   readonly factor: number;
+  /** How many times the recording the first replay repeated (BenchReplayOptions.baseFactor). */
+  readonly baseFactor: number;
   /**
    * Marginal figures (start-up cancels): CPU per poll of the `factor`× replay beyond the 1× one.
    * Absent when the longer recording was not replayed (`memory: false`).
@@ -227,6 +236,9 @@ export async function benchReplay(
 ): Promise<FlatReplayResult> {
   const log = opts.log ?? ((line: string) => process.stderr.write(`bench replay: ${line}\n`));
   const factor = opts.factor ?? 4;
+  const baseFactor = opts.baseFactor ?? 1;
+  if (!(Number.isInteger(baseFactor) && baseFactor >= 1 && factor > baseFactor))
+    throw new RangeError(`benchReplay: need 1 ≤ baseFactor < factor, got ${baseFactor} and ${factor}`);
   const dir = mkdtempSync(join(tmpdir(), 'capibot-bench-replay-'));
   try {
     const config = join(dir, 'config.yaml');
@@ -237,6 +249,10 @@ export async function benchReplay(
       lines = lines.slice(0, opts.maxPolls);
       recording = join(dir, 'prefix.ndjson');
       writeFileSync(recording, lines.join('\n') + '\n');
+    }
+    if (baseFactor > 1) {
+      recording = join(dir, `x${baseFactor}.ndjson.gz`);
+      await writeRepeated(lines, baseFactor, recording, 'bench/replay.ts');
     }
     const tickerObjects = lines.reduce(
       (n, l) => n + (JSON.parse(l) as { tickers: unknown[] }).tickers.length,
@@ -256,7 +272,7 @@ export async function benchReplay(
     const parseMs = Math.min(parseBefore, parseAfter);
     const floorMs = Math.min(floorBefore.cpuMs, floorAfter.cpuMs);
     log(
-      `1×: ${one.polls} polls in ${round(one.wallMs / 1000, 1)} s wall, ${round(one.cpuMs / 1000, 1)} s CPU, peak RSS ${round(one.maxRssBytes / MiB, 1)} MiB`,
+      `${baseFactor}×: ${one.polls} polls in ${round(one.wallMs / 1000, 1)} s wall, ${round(one.cpuMs / 1000, 1)} s CPU, peak RSS ${round(one.maxRssBytes / MiB, 1)} MiB`,
     );
 
     let four: ChildResult | undefined;
@@ -307,7 +323,7 @@ export async function benchReplay(
       ratioToBareParse: round(tickersPerSecond / bare, 5),
       floorTickersPerSecond: perSecond(lines.length, floorMs),
       ceilingRatio: round(parseMs / floorMs, 5),
-      engineMicrosPerPoll: round(((one.cpuMs - floorMs) * 1000) / Math.max(1, one.polls), 2),
+      engineMicrosPerPoll: round(((one.cpuMs - floorMs * baseFactor) * 1000) / Math.max(1, one.polls), 2),
       floorPlacements: floorAfter.placements,
       tickerCeilingRatio: round(parseMs / Math.min(tickersBefore.cpuMs, tickersAfter.cpuMs), 5),
       orders: one.orders,
@@ -318,6 +334,7 @@ export async function benchReplay(
       polls4x: four?.polls ?? 0,
       tickersPerSecond4x: four !== undefined ? perSecond(four.polls, four.cpuMs) : 0,
       factor,
+      baseFactor,
       ...(marginal !== undefined ? { marginal, ...marginal } : {}),
     };
   } finally {
