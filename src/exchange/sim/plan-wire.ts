@@ -2,7 +2,7 @@
 // historyPlan.json): every field a string (client_oid null for venue-made plans, the preset fields
 // null). Two vocabularies, as both are met (weex-facts.md §7.6): `documented` numeric codes (status
 // -1/0/1/2, type 1..4) as in the doc samples, or `live` upper-case words (UNTRIGGERED, CLOSE_LONG).
-import { decToString, ZERO } from '../../core/decimal.ts';
+import { decToString, ZERO, type Dec } from '../../core/decimal.ts';
 import type { ContractTable } from './contracts.ts';
 import { decimalPlaces } from './contracts.ts';
 import { isActive, type SimPlan } from './model.ts';
@@ -65,12 +65,34 @@ const STATUS_WORD: Readonly<Record<RowStatus, string>> = {
   canceled: 'CANCELED',
 };
 
-export function planRowToWire(p: SimPlan, contracts: ContractTable, style: PlanRowStyle): WirePlanRowOut {
-  const tickPlaces = Math.max(1, decimalPlaces(contracts.rules(p.symbol).priceTick));
-  const c = p.child;
-  const avg =
-    c !== undefined && c.filledQty.gt(0) ? c.filledValue.div(c.filledQty).round(tickPlaces + 8) : undefined;
+/** A plan row's `status` text in `style`. */
+export function planRowStatusText(p: SimPlan, style: PlanRowStyle): string {
   const status = planRowStatus(p);
+  return style === 'live' ? STATUS_WORD[status] : STATUS_CODE[status];
+}
+
+/** A plan row's `type` text in `style`. */
+export function planRowType(p: SimPlan, style: PlanRowStyle): string {
+  return style === 'live' ? p.side.toUpperCase() : TYPE_CODE[p.side];
+}
+
+/** Decimal places of the symbol's price tick (at least one), as plan rows print prices. */
+export function planPricePlaces(p: SimPlan, contracts: ContractTable): number {
+  return Math.max(1, decimalPlaces(contracts.rules(p.symbol).priceTick));
+}
+
+/** The child's average fill price as a plan row shows it; undefined before a fill. */
+export function planAveragePrice(p: SimPlan, tickPlaces: number): Dec | undefined {
+  const c = p.child;
+  return c !== undefined && c.filledQty.gt(0)
+    ? c.filledValue.div(c.filledQty).round(tickPlaces + 8)
+    : undefined;
+}
+
+export function planRowToWire(p: SimPlan, contracts: ContractTable, style: PlanRowStyle): WirePlanRowOut {
+  const tickPlaces = planPricePlaces(p, contracts);
+  const c = p.child;
+  const avg = planAveragePrice(p, tickPlaces);
   return {
     symbol: p.symbol,
     size: padDecimals(p.size, 6),
@@ -81,8 +103,8 @@ export function planRowToWire(p: SimPlan, contracts: ContractTable, style: PlanR
     order_id: p.orderId,
     price: p.executePrice === undefined ? '0.0' : padDecimals(p.executePrice, tickPlaces),
     price_avg: avg === undefined ? '0' : padDecimals(avg, tickPlaces),
-    status: style === 'live' ? STATUS_WORD[status] : STATUS_CODE[status],
-    type: style === 'live' ? p.side.toUpperCase() : TYPE_CODE[p.side],
+    status: planRowStatusText(p, style),
+    type: planRowType(p, style),
     // The execution type of the child: normal for a limit plan, ioc for a market one (as market orders).
     order_type: p.executePrice === undefined ? '3' : '0',
     totalProfits: c === undefined ? '0' : decToString(c.totalProfits),

@@ -1,13 +1,21 @@
 // Simulator records → core reports, for the in-process port: what the HTTP client makes of the same
-// records sent as wire rows (./wire.ts, then the weex schemas and mappers), without writing the
+// records sent as wire rows (./wire.ts and ./plan-wire.ts, then the weex schemas and mappers), without writing the
 // decimals out as text and parsing them back. Both paths give equal reports, value for value and
 // representation for representation (Dec is canonical); test/exchange/sim/reports.property.test.ts
 // checks it on arbitrary records.
 import { ZERO } from '../../core/decimal.ts';
 import { clientOid, orderId, symbolId, tradeId } from '../../core/ids.ts';
-import type { FillReport, OrderReport } from '../../core/reports.ts';
+import type { FillReport, OrderReport, PlanReport } from '../../core/reports.ts';
+import { planSideFromWire, planStatusFromWire } from '../weex/mappers.ts';
 import { decimalPlaces, type ContractTable } from './contracts.ts';
-import type { SimFill, SimOrder } from './model.ts';
+import type { SimFill, SimOrder, SimPlan } from './model.ts';
+import {
+  planAveragePrice,
+  planPricePlaces,
+  planRowStatusText,
+  planRowType,
+  type PlanRowStyle,
+} from './plan-wire.ts';
 import { isBuy, legOf } from './positions.ts';
 
 /** An order revision as a history row decodes: the wire's average price rounding included. */
@@ -45,5 +53,39 @@ export function fillReportOf(f: SimFill): FillReport {
     fee: f.fee,
     realizedPnl: f.realizedPnl,
     createdTime: f.createdTime,
+  };
+}
+
+/**
+ * A plan revision as a currentPlan or historyPlan row in `style` decodes (./plan-wire.ts, then the
+ * weex plan row schema and planReportFromWire): the row's status and type texts as the venue writes
+ * them, read back by the client's own vocabulary.
+ */
+export function planReportOf(p: SimPlan, contracts: ContractTable, style: PlanRowStyle): PlanReport {
+  const c = p.child;
+  const rawStatus = planRowStatusText(p, style);
+  const type = planRowType(p, style);
+  const side = planSideFromWire(type);
+  const avg = planAveragePrice(p, planPricePlaces(p, contracts));
+  return {
+    symbol: symbolId(p.symbol),
+    orderId: orderId(p.orderId),
+    // An absent or empty client_oid reads as none, as on the wire.
+    ...(p.clientOid ? { clientOid: clientOid(p.clientOid) } : {}),
+    status: planStatusFromWire(rawStatus),
+    rawStatus,
+    type,
+    ...(side !== undefined ? { side } : {}),
+    // The child's execution type: normal for a limit plan, ioc for a market one.
+    orderType: p.executePrice === undefined ? '3' : '0',
+    size: p.size,
+    price: p.executePrice ?? ZERO,
+    triggerPrice: p.triggerPrice,
+    createTime: p.createTime,
+    filledQty: c?.filledQty ?? ZERO,
+    priceAvg: avg ?? ZERO,
+    fee: c?.fee ?? ZERO,
+    ...(p.triggerTime !== undefined && p.triggerTime > 0 ? { triggerTime: p.triggerTime } : {}),
+    ...(p.triggerSource === 'mark' ? { triggerPriceType: 'MARK_PRICE' } : {}),
   };
 }

@@ -53,7 +53,6 @@ import {
   CURRENT_PLAN_PAGE_MAX,
   placeEntryToWire,
   planEntryToWire,
-  planReportFromWire,
   tickerFromWire,
   refusedCancel,
 } from '../weex/mappers.ts';
@@ -64,7 +63,6 @@ import {
   cancelPlanReplySchema,
   placeOrderReplySchema,
   planOrderReplySchema,
-  planRowSchema,
 } from '../weex/schemas.ts';
 import { classifyVenueCode } from '../weex/venue-errors.ts';
 import { FaultInjector, NO_FAULTS, type FaultProfile, type RequestFaults } from './faults.ts';
@@ -73,7 +71,7 @@ import { MatchingCore, type MatchingConfig } from './matching.ts';
 import type { SimFill, SimOrder, SimPlan } from './model.ts';
 import { batchInputOf, placeInputOf, queryParamsOf, type Parsed, type QueryParams } from './params.ts';
 import { requestOfEntry, requestsOfEntries } from './requests.ts';
-import { fillReportOf, orderReportOf } from './reports.ts';
+import { fillReportOf, orderReportOf, planReportOf } from './reports.ts';
 import { DEFAULT_SIM_RETENTION_MS } from './retention.ts';
 import type { SimStatsSnapshot } from './stats.ts';
 import { httpStatusOf, type VenueReject } from './venue-errors.ts';
@@ -128,7 +126,7 @@ export class SimPort implements ExchangePort {
   readonly #toReport = (o: SimOrder): OrderReport => orderReportOf(o, this.core.contracts);
   readonly #plans = new WeakMap<SimPlan, PlanReport>();
   readonly #toPlanReport = (p: SimPlan): PlanReport =>
-    planReportFromWire(planRowSchema.parse(this.venue.planRow(p)));
+    planReportOf(p, this.core.contracts, this.venue.planRowStyle);
 
   /** True when no fault is configured: every answer is repeatable. */
   get faultFree(): boolean {
@@ -421,9 +419,9 @@ export class SimPort implements ExchangePort {
   }
 
   /**
-   * A plan revision's report, made once, from its wire row through the HTTP client's own schema and
-   * mapper (so it is what the client would decode): a revision never changes (SimPlans saves a new
-   * object per change), and plan rounds read the same resting and recent plans round after round.
+   * A plan revision's report (what the HTTP client decodes from its row: ./reports.ts), made once: a
+   * revision never changes (SimPlans saves a new object per change), and plan rounds read the same
+   * resting and recent plans round after round.
    */
   #planReport(p: SimPlan): PlanReport {
     return madeOnce(this.#plans, p, this.#toPlanReport);

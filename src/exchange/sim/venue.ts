@@ -317,12 +317,12 @@ export class SimVenue {
   /** currentPlan: a bare array of the untriggered plans, newest first, page `page` of `limit`. */
   currentPlan(q: QueryParams, rf: RequestFaults): VenueReply {
     const rows = this.currentPlanRows(q, rf);
-    return rows.ok ? okReply(rows.value.map((x) => this.planRow(x))) : noReply(rows.reject);
+    return rows.ok ? okReply(rows.value.map((x) => this.#planRow(x))) : noReply(rows.reject);
   }
 
   /**
    * The plans a currentPlan query answers, before they become wire rows (`currentPlan`; the
-   * in-process port makes each revision's report once from its row, sim-port.ts), with the read-side
+   * in-process port maps each revision to its report once: ./reports.ts, sim-port.ts), with the read-side
    * faults (stale history, duplicated rows).
    */
   currentPlanRows(q: QueryParams, rf: RequestFaults): Parsed<readonly SimPlan[]> {
@@ -335,7 +335,7 @@ export class SimVenue {
   }
 
   /** A plan revision's wire row, in this venue's row style. */
-  planRow(p: SimPlan): WirePlanRowOut {
+  #planRow(p: SimPlan): WirePlanRowOut {
     return planRowToWire(p, this.core.contracts, this.planRowStyle);
   }
 
@@ -347,7 +347,7 @@ export class SimVenue {
   historyPlan(q: QueryParams, rf: RequestFaults): VenueReply {
     const page = this.historyPlanRows(q, rf);
     if (!page.ok) return noReply(page.reject);
-    return okReply({ list: page.value.plans.map((x) => this.planRow(x)), nextPage: page.value.more });
+    return okReply({ list: page.value.plans.map((x) => this.#planRow(x)), nextPage: page.value.more });
   }
 
   /** The plans a historyPlan query answers, before they become wire rows (as `currentPlanRows`). */

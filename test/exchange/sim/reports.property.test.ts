@@ -1,20 +1,25 @@
 // The in-process port maps the simulator's records to core reports directly (src/exchange/sim/reports.ts).
-// Property: for any order revision or fill, that report equals what the HTTP client makes of the same
+// Property: for any order revision, fill or plan revision (in both plan row styles), that report equals what the HTTP client makes of the same
 // record sent over the wire — the server's wire row, its JSON text (ids as number literals), the
 // client's lossless parse, the reply schema and the mapper — value for value, and with the same
 // representation of every decimal (so reports, stores and CSVs cannot tell the two ports apart).
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { dec, type Dec } from '../../../src/core/decimal.ts';
-import type { FillReport, OrderReport } from '../../../src/core/reports.ts';
+import type { FillReport, OrderReport, PlanReport } from '../../../src/core/reports.ts';
 import { ContractTable } from '../../../src/exchange/sim/contracts.ts';
 import { toJsonText } from '../../../src/exchange/sim/json-text.ts';
-import type { SimFill, SimOrder } from '../../../src/exchange/sim/model.ts';
-import { fillReportOf, orderReportOf } from '../../../src/exchange/sim/reports.ts';
+import type { SimFill, SimOrder, SimPlan } from '../../../src/exchange/sim/model.ts';
+import { planRowToWire } from '../../../src/exchange/sim/plan-wire.ts';
+import { fillReportOf, orderReportOf, planReportOf } from '../../../src/exchange/sim/reports.ts';
 import { fillToWire, historyRowToWire } from '../../../src/exchange/sim/wire.ts';
 import { parseLosslessJson } from '../../../src/exchange/weex/lossless-json.ts';
-import { fillFromWire, orderReportFromWire } from '../../../src/exchange/weex/mappers.ts';
-import { fillsReplySchema, historySchema } from '../../../src/exchange/weex/schemas.ts';
+import { fillFromWire, orderReportFromWire, planReportFromWire } from '../../../src/exchange/weex/mappers.ts';
+import {
+  fillsReplySchema,
+  historySchema,
+  planHistoryReplySchema,
+} from '../../../src/exchange/weex/schemas.ts';
 
 const contracts = new ContractTable();
 const symbols = contracts.namedSymbols();
@@ -24,10 +29,7 @@ const sides = ['open_long', 'open_short', 'close_long', 'close_short'] as const;
  *  (a history row also counts them in 10^-6 units, a JSON number). */
 const decimal = (signed: boolean, most = 999_999_999_999): fc.Arbitrary<Dec> =>
   fc
-    .tuple(
-      fc.integer({ min: signed ? -most : 0, max: most }),
-      fc.integer({ min: 0, max: 10 }),
-    )
+    .tuple(fc.integer({ min: signed ? -most : 0, max: most }), fc.integer({ min: 0, max: 10 }))
     .map(([m, k]) => dec(m).div(dec(10).pow(k)));
 const positive = decimal(false).filter((d) => d.gt(0));
 const quantity = decimal(false, 999_999_999);
@@ -93,11 +95,60 @@ const fill: fc.Arbitrary<SimFill> = fc.record({
   createdTime: fc.integer({ min: 0, max: 4_000_000_000_000 }),
 });
 
+/** A plan revision in any state: untriggered, or triggered with a child in any state, or ended. */
+const plan: fc.Arbitrary<SimPlan> = fc
+  .record({
+    orderId: id,
+    clientOid: fc.option(oid, { nil: undefined }),
+    symbol: fc.constantFrom(...symbols),
+    side: fc.constantFrom(...sides),
+    size: quantity.filter((d) => d.gt(0)),
+    triggerPrice: positive,
+    executePrice: fc.option(positive, { nil: undefined }),
+    triggerSource: fc.constantFrom('last', 'mark'),
+    status: fc.constantFrom('untriggered', 'triggered', 'canceled', 'expired', 'failed'),
+    createTime: fc.integer({ min: 0, max: 4_000_000_000_000 }),
+    triggerTime: fc.option(fc.integer({ min: 0, max: 4_000_000_000_000 }), { nil: undefined }),
+    child: fc.option(
+      fc.record({
+        orderId: id,
+        status: fc.constantFrom('pending', 'open', 'filled', 'canceling', 'canceled'),
+        filledQty: quantity,
+        filledValue: decimal(false),
+        fee: decimal(false),
+        totalProfits: decimal(true),
+      }),
+      { nil: undefined },
+    ),
+    // A child filled to the plan's size (a "filled" row) needs its size drawn from the same value.
+    childFillsAll: fc.boolean(),
+  })
+  .map((r): SimPlan => {
+    const child = r.child !== undefined && r.childFillsAll ? { ...r.child, filledQty: r.size } : r.child;
+    return {
+      orderId: r.orderId,
+      ...(r.clientOid !== undefined ? { clientOid: r.clientOid } : {}),
+      symbol: r.symbol,
+      side: r.side,
+      size: r.size,
+      triggerPrice: r.triggerPrice,
+      ...(r.executePrice !== undefined ? { executePrice: r.executePrice } : {}),
+      triggerSource: r.triggerSource,
+      marginMode: 'SHARED',
+      origin: 'plan',
+      status: r.status,
+      createTime: r.createTime,
+      updateTime: r.createTime,
+      ...(r.triggerTime !== undefined ? { triggerTime: r.triggerTime } : {}),
+      ...(child !== undefined ? { child } : {}),
+    };
+  });
+
 /** What travels over HTTP: the server's JSON text, read back by the client's lossless parser. */
 const overTheWire = (body: unknown): unknown => parseLosslessJson(toJsonText(body));
 
 /** Every decimal as its exact text and its representation (canonical coefficient and places). */
-function shape(r: OrderReport | FillReport): Record<string, unknown> {
+function shape(r: OrderReport | FillReport | PlanReport): Record<string, unknown> {
   return Object.fromEntries(
     Object.entries(r).map(([k, v]) => [
       k,
@@ -142,4 +193,22 @@ describe('simulator records → core reports, as the HTTP client decodes them', 
       { numRuns: 500 },
     );
   });
+
+  for (const style of ['documented', 'live'] as const) {
+    it(`a plan revision: the ${style} plan row`, () => {
+      fc.assert(
+        fc.property(plan, (p) => {
+          const page = planHistoryReplySchema.parse(
+            overTheWire({ list: [planRowToWire(p, contracts, style)], nextPage: false }),
+          );
+          const decoded = page.list.map(planReportFromWire)[0];
+          const direct = planReportOf(p, contracts, style);
+          expect(direct).toEqual(decoded);
+          expect(Object.keys(direct)).toEqual(Object.keys(decoded ?? {}));
+          expect(shape(direct)).toEqual(shape(decoded as PlanReport));
+        }),
+        { numRuns: 500 },
+      );
+    });
+  }
 });
