@@ -14,7 +14,6 @@
 // after one: nothing else moves it in between); a snapshot holding a symbol twice takes the last.
 import type { Footprint } from '../../core/footprint.ts';
 import type { Dec } from '../../core/decimal.ts';
-import { dec } from '../../core/decimal.ts';
 import type { WireTicker } from '../../core/market.ts';
 import type { TickerRows } from '../../core/ticker-rows.ts';
 import { TickerView } from '../../core/ticker-view.ts';
@@ -33,39 +32,43 @@ export interface Liquidities {
   sell: Dec | undefined;
 }
 
-function positiveOrNull(s: string | undefined): Dec | null {
-  if (s === undefined) return null;
+/** A price the view decodes (its own cache: one parse per ticker), when positive; else null. */
+function positiveOf(view: TickerView, side: 'bestBid' | 'bestAsk' | 'last' | 'markPrice'): Dec | null {
   try {
-    const d = dec(s);
-    return d.gt(0) ? d : null;
+    const d = view[side];
+    return d !== undefined && d.gt(0) ? d : null;
   } catch {
+    // An absent or unreadable side (the readers check decimals; a hand-made ticker may not).
     return null;
   }
 }
 
-/** The book of one snapshot: each side decoded exactly on first read only. Sides ≤ 0 or unreadable are absent. */
+/**
+ * The book of one snapshot: each side decoded exactly on first read only, by the ticker's view, so
+ * the book, the engine's mark and the strategies share one parse. Sides ≤ 0 or unreadable are absent.
+ */
 class SnapshotBook implements Book {
   readonly time: number;
-  readonly #wire: WireTicker;
+  readonly #view: TickerView;
   #bid: Dec | null | undefined;
   #ask: Dec | null | undefined;
   #last: Dec | null | undefined;
 
-  constructor(wire: WireTicker, time: number) {
-    this.#wire = wire;
+  constructor(view: TickerView, time: number) {
+    this.#view = view;
     this.time = time;
   }
 
   get bid(): Dec | undefined {
-    return (this.#bid ??= positiveOrNull(this.#wire.best_bid)) ?? undefined;
+    return (this.#bid ??= positiveOf(this.#view, 'bestBid')) ?? undefined;
   }
 
   get ask(): Dec | undefined {
-    return (this.#ask ??= positiveOrNull(this.#wire.best_ask)) ?? undefined;
+    return (this.#ask ??= positiveOf(this.#view, 'bestAsk')) ?? undefined;
   }
 
   get last(): Dec | undefined {
-    return (this.#last ??= positiveOrNull(this.#wire.last)) ?? undefined;
+    return (this.#last ??= positiveOf(this.#view, 'last')) ?? undefined;
   }
 }
 
@@ -119,7 +122,7 @@ class SymbolSlot implements Liquidities {
 
   book(): Book {
     if (this.#book === undefined || this.#bookOf !== this.snapshot) {
-      this.#book = new SnapshotBook(this.wire, this.time);
+      this.#book = new SnapshotBook(this.view(), this.time);
       this.#bookOf = this.snapshot;
     }
     return this.#book;
@@ -230,7 +233,7 @@ export class MarketState {
   /** The mark price of the symbol's latest ticker; undefined when it has none (or it is ≤ 0). */
   mark(symbol: string): Dec | undefined {
     const s = this.#slots.get(symbol);
-    return s === undefined ? undefined : (positiveOrNull(s.wire.markPrice) ?? undefined);
+    return s === undefined ? undefined : (positiveOf(s.view(), 'markPrice') ?? undefined);
   }
 
   /** What the symbol's latest snapshot still offers; undefined for a symbol never seen. */

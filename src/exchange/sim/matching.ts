@@ -107,6 +107,8 @@ export class MatchingCore {
   readonly #byClientOid = new Map<string, string>();
   /** Active (pending/open/canceling) order ids per symbol. */
   readonly #active = new Map<string, Set<string>>();
+  /** The ids in #active, all symbols together: a snapshot with none looks at no symbol. */
+  #activeCount = 0;
   /** Orders waiting for a due time (pending activation or cancel completion). */
   readonly #timed = new Set<string>();
   /** Fills in time order; those before `#fillHead` are forgotten (dropped in batches). */
@@ -392,9 +394,9 @@ export class MatchingCore {
   applyRows(now: number, rows: TickerRows): void {
     this.advanceTo(now);
     this.market.install(rows, this.#now);
-    let active: string[] | undefined;
-    for (const [symbol, ids] of this.#active) if (ids.size > 0) (active ??= []).push(symbol);
-    if (active !== undefined) {
+    if (this.#activeCount > 0) {
+      const active: string[] = [];
+      for (const [symbol, ids] of this.#active) if (ids.size > 0) active.push(symbol);
       for (const symbol of this.market.inSnapshotOrder(active)) this.#matchResting(symbol, this.#now);
     }
     // Plans watch the snapshot too (nothing to do while none is armed).
@@ -786,8 +788,14 @@ export class MatchingCore {
       ids = new Set();
       this.#active.set(o.symbol, ids);
     }
-    if (isActive(o)) ids.add(o.orderId);
-    else ids.delete(o.orderId);
+    if (isActive(o)) {
+      if (!ids.has(o.orderId)) {
+        ids.add(o.orderId);
+        this.#activeCount++;
+      }
+    } else if (ids.delete(o.orderId)) {
+      this.#activeCount--;
+    }
     if (o.status === 'pending' || o.status === 'canceling') this.#timed.add(o.orderId);
     else this.#timed.delete(o.orderId);
     return o;
