@@ -1,8 +1,8 @@
 // Simulator records → core reports, for the in-process port: what the HTTP client makes of the same
-// records sent as wire rows (./wire.ts and ./plan-wire.ts, then the weex schemas and mappers), without writing the
-// decimals out as text and parsing them back. Both paths give equal reports, value for value and
-// representation for representation (Dec is canonical); test/exchange/sim/reports.property.test.ts
-// checks it on arbitrary records.
+// records sent as wire rows (./wire.ts and ./plan-wire.ts, then the weex schemas and mappers),
+// without writing the decimals out as text and parsing them back. Both paths give equal reports,
+// value for value and representation for representation (Dec is canonical);
+// test/exchange/sim/reports.property.test.ts checks it on arbitrary records.
 import { ZERO } from '../../core/decimal.ts';
 import { clientOid, orderId, symbolId, tradeId } from '../../core/ids.ts';
 import type { FillReport, OrderReport, PlanReport } from '../../core/reports.ts';
