@@ -19,6 +19,7 @@ import {
   ORDER_DATA_COLUMNS,
   orderFromRow,
   orderValues,
+  rowFromValues,
   type OrderRow,
 } from './rows.ts';
 import { SpillFile } from './spill-file.ts';
@@ -26,16 +27,8 @@ import { SpillFile } from './spill-file.ts';
 /** The order columns as `orderValues` lists them (the SQLite store's INSERT order). */
 const ORDER_KEYS = [...ORDER_DATA_COLUMNS, 'client_oid'] as const satisfies readonly (keyof OrderRow)[];
 
-function decode<R extends object>(values: readonly unknown[], keys: readonly (keyof R)[]): R {
-  const row: Partial<Record<keyof R, unknown>> = {};
-  keys.forEach((k, i) => {
-    row[k] = values[i];
-  });
-  return row as R;
-}
-
 function decodeOrder(line: string): Order {
-  return orderFromRow(decode<OrderRow>(JSON.parse(line) as unknown[], ORDER_KEYS));
+  return orderFromRow(rowFromValues<OrderRow>(JSON.parse(line) as unknown[], ORDER_KEYS));
 }
 
 /** A retired fill and its insertion number (the store's rowid: the tie-break of equal times). */

@@ -219,13 +219,21 @@ export function fillValues(f: StoredFill): unknown[] {
   return FILL_COLUMNS.map((k) => row[k]);
 }
 
-/** The fill from its values in FILL_COLUMNS order (extra values after them are ignored). */
-export function fillFromValues(values: readonly unknown[]): StoredFill {
-  const row: Partial<Record<keyof FillRow, unknown>> = {};
-  FILL_COLUMNS.forEach((k, i) => {
+/**
+ * The row whose columns `keys` names, from its values in that order (extra values after them are
+ * ignored): the reverse of listing a row's values (`orderValues`, `fillValues`).
+ */
+export function rowFromValues<R extends object>(values: readonly unknown[], keys: readonly (keyof R)[]): R {
+  const row: Partial<Record<keyof R, unknown>> = {};
+  keys.forEach((k, i) => {
     row[k] = values[i];
   });
-  return fillFromRow(row as FillRow);
+  return row as R;
+}
+
+/** The fill from its values in FILL_COLUMNS order (extra values after them are ignored). */
+export function fillFromValues(values: readonly unknown[]): StoredFill {
+  return fillFromRow(rowFromValues<FillRow>(values, FILL_COLUMNS));
 }
 
 export function fillToRow(f: StoredFill): FillRow {
