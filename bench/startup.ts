@@ -1,8 +1,9 @@
 // `node bin/run-ts.js bench/startup.ts [--runs 5] [--before DIR]`: start-up wall time of the CLI,
-// median of N fresh processes each: `capibot --help`, `capibot validate --config
-// config/example.yaml`, and one sweep worker from `new Worker()` to its first reply (a job that fails
-// at once). With --before DIR (another checkout, e.g. `git worktree add DIR <commit>`), the same is
-// measured there, interleaved run by run so both see the same machine load. `node -e 0` is the floor.
+// median of N fresh processes each: `capibot --help`, `capibot backtest --help`, `capibot kill --help`,
+// `capibot validate --config config/example.yaml`, and one sweep worker from `new Worker()` to its
+// first reply (a job that fails at once). With --before DIR (another checkout, e.g. `git worktree add
+// DIR <commit>`), the same is measured there, interleaved run by run so both see the same machine
+// load. `node -e 0` is the floor.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -51,6 +52,8 @@ function wall(root: string, args: readonly string[]): number {
 const CASES: readonly Case[] = [
   { name: 'node -e 0', run: (root) => wall(root, ['-e', '0']) },
   { name: 'capibot --help', run: (root) => wall(root, ['bin/capibot.js', '--help']) },
+  { name: 'capibot backtest --help', run: (root) => wall(root, ['bin/capibot.js', 'backtest', '--help']) },
+  { name: 'capibot kill --help', run: (root) => wall(root, ['bin/capibot.js', 'kill', '--help']) },
   {
     name: 'capibot validate --config config/example.yaml',
     run: (root) => wall(root, ['bin/capibot.js', 'validate', '--config', 'config/example.yaml']),

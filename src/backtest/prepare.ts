@@ -19,6 +19,7 @@ import type { Env } from '../config/interpolate.ts';
 import { BadInputError, ConfigError } from '../core/errors.ts';
 import type { EngineStrategyConfig } from '../engine/engine.ts';
 import { loadConfiguredStrategies } from '../runner/strategies.ts';
+import { DEFAULT_BACKTEST_DATA } from './default-data.ts';
 
 export interface PreparedBacktest {
   readonly config: Config;
@@ -35,12 +36,6 @@ export interface PrepareOptions {
   /** Relative strategy files resolve against this directory. Default: the working directory. */
   readonly cwd?: string;
 }
-
-/**
- * The recording `backtest --strategy FILE` replays without --data: the bundled sample `npm start`
- * replays (config/example.yaml's backtest.data), relative to capibot's own folder.
- */
-export const DEFAULT_BACKTEST_DATA = 'data/binance-btc-eth-20240719-1s.ndjson.gz';
 
 export interface PrepareStrategyOptions {
   /** The strategy file (relative to `cwd`). */

@@ -27,9 +27,7 @@ import {
   url,
 } from './fields.ts';
 import { ConsoleSchema, NotifySchema } from './schema-console.ts';
-
-/** The real exchange's REST host for contracts (weex-facts.md §1). */
-export const DEFAULT_BASE_URL = 'https://api-contract.weex.com';
+import { DEFAULT_BASE_URL } from '../exchange/weex/defaults.ts';
 
 /** Environment variables holding the credentials unless the config names others. */
 export const DEFAULT_CREDENTIAL_ENV = {

@@ -20,7 +20,7 @@ import type { Config } from '../config/schema.ts';
 import type { Credentials } from '../exchange/weex/signer.ts';
 import type { ExchangePort } from '../exchange/port.ts';
 import { ContractTable, DEFAULT_CONTRACTS, type ContractOverride } from '../exchange/sim/contracts.ts';
-import { SIM_TEST_CREDENTIALS } from '../exchange/sim/create-sim.ts';
+import { SIM_TEST_CREDENTIALS } from '../exchange/sim/test-credentials.ts';
 import { pollSourceFrom, type PollSource } from '../exchange/sim/market-clock.ts';
 import { SimPort } from '../exchange/sim/sim-port.ts';
 import { WeexClient } from '../exchange/weex/client.ts';

@@ -1,12 +1,13 @@
 // The binary runs compiled JavaScript (dist/, built by scripts/build.js) and never stale code: a
 // src/ changed after the build is rebuilt before it runs. `--help` loads no command module and none
-// of their heavy dependencies. A strategy loaded by the compiled CLI shares its framework modules
+// of their heavy dependencies; a command's `--help` loads its definition only. A strategy loaded by the compiled CLI shares its framework modules
 // (its `../src/…` imports resolve to dist/), so capibot's own errors keep their identity.
 import { execFile } from 'node:child_process';
 import { cpSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { COMMANDS } from '../../src/cli/commands/index.ts';
 import { CLI, cleanEnv, REPO, tempDir } from '../ops/helpers.ts';
 import { rmSync } from 'node:fs';
 
@@ -28,6 +29,40 @@ const dirs: string[] = [];
 afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
+
+/** Packages no help text needs: the store, the HTTP client, logging, schemas, streams, Redis, Parquet. */
+const HEAVY = [
+  'better-sqlite3',
+  'undici',
+  'pino',
+  'zod',
+  'yaml',
+  'tsx',
+  'rxjs',
+  'ioredis',
+  'bullmq',
+  'hyparquet',
+] as const;
+
+/** Runs the compiled CLI with `args`, logging every module it resolves; the log as one string. */
+async function withModuleLog(args: readonly string[]): Promise<{ result: Result; loaded: string }> {
+  const dir = tempDir('capibot-help-');
+  dirs.push(dir);
+  const log = join(dir, 'modules.txt');
+  const hooks = join(dir, 'hooks.mjs');
+  writeFileSync(
+    hooks,
+    `import { appendFileSync } from 'node:fs';\n` +
+      `export async function resolve(s, c, next) { const r = await next(s, c); appendFileSync(${JSON.stringify(log)}, r.url + '\\n'); return r; }\n`,
+  );
+  const register = join(dir, 'register.mjs');
+  writeFileSync(
+    register,
+    `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(hooks).href)});\n`,
+  );
+  const result = await node(['--import', pathToFileURL(register).href, CLI, ...args], REPO);
+  return { result, loaded: readFileSync(log, 'utf8') };
+}
 
 /** A copy of the checkout (bin, scripts, src, package.json; node_modules linked) with no dist/. */
 function checkoutCopy(): string {
@@ -80,37 +115,27 @@ describe('the compiled CLI', () => {
   });
 
   it('--help loads no command module and none of their heavy dependencies', async () => {
-    const dir = tempDir('capibot-help-');
-    dirs.push(dir);
-    const log = join(dir, 'modules.txt');
-    const hooks = join(dir, 'hooks.mjs');
-    writeFileSync(
-      hooks,
-      `import { appendFileSync } from 'node:fs';\n` +
-        `export async function resolve(s, c, next) { const r = await next(s, c); appendFileSync(${JSON.stringify(log)}, r.url + '\\n'); return r; }\n`,
-    );
-    const register = join(dir, 'register.mjs');
-    writeFileSync(
-      register,
-      `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(hooks).href)});\n`,
-    );
-    const r = await node(['--import', pathToFileURL(register).href, CLI, '--help'], REPO);
+    const { result: r, loaded } = await withModuleLog(['--help']);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^ {2}backtest \[options\] /m);
-    const loaded = readFileSync(log, 'utf8');
     expect(loaded).toContain('/dist/cli/main.js');
-    for (const heavy of [
-      '/cli/commands/backtest.',
-      '/cli/commands/run.',
-      'better-sqlite3',
-      'undici',
-      'pino',
-      'zod',
-      'yaml',
-      'tsx',
-    ])
+    for (const heavy of ['/cli/commands/backtest.', '/cli/commands/run.', ...HEAVY])
       expect(loaded, heavy).not.toContain(heavy);
   });
+
+  // A command's own help loads its definition only: what it does (its *-run module, the engine, the
+  // store, the client) is imported when it runs.
+  it.each(COMMANDS.map((c) => c.name))(
+    '%s --help loads its definition and none of the heavy modules',
+    async (name) => {
+      const { result: r, loaded } = await withModuleLog([name, '--help']);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toContain(`Usage: capibot ${name}`);
+      expect(loaded).toContain(`/dist/cli/commands/${name}.js`);
+      for (const heavy of ['-run.js', '/dist/engine/', '/dist/store/', '/dist/backtest/run-', ...HEAVY])
+        expect(loaded, heavy).not.toContain(heavy);
+    },
+  );
 
   it("a strategy's src/ imports resolve to the running dist/ modules (one ConfigError class)", async () => {
     const dir = tempDir('capibot-shared-');

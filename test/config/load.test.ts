@@ -8,10 +8,10 @@ import {
   loadConfig,
   loadConfigDocument,
   parseConfigText,
-  DEFAULT_BASE_URL,
   CONFIG_SECTIONS,
 } from '../../src/config/index.ts';
 import type { Config } from '../../src/config/index.ts';
+import { DEFAULT_BASE_URL } from '../../src/exchange/weex/defaults.ts';
 import { ConfigError } from '../../src/core/errors.ts';
 
 const MINIMAL = 'strategies:\n  - id: ema\n    file: strategies/ema-cross.ts\n';

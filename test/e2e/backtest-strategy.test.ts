@@ -7,7 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_BACKTEST_DATA } from '../../src/backtest/prepare.ts';
+import { DEFAULT_BACKTEST_DATA } from '../../src/backtest/default-data.ts';
 import { CLI, cleanEnv, REPO, tempDir, type Done } from '../ops/helpers.ts';
 
 async function capibot(args: readonly string[], cwd: string): Promise<Done> {

@@ -8,7 +8,7 @@ import pino from 'pino';
 import { asyncScheduler } from 'rxjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEngine } from '../../src/engine/engine.ts';
-import { SIM_TEST_CREDENTIALS } from '../../src/exchange/sim/create-sim.ts';
+import { SIM_TEST_CREDENTIALS } from '../../src/exchange/sim/test-credentials.ts';
 import { WeexClient } from '../../src/exchange/weex/client.ts';
 import { riskLimits } from '../../src/risk/limits.ts';
 import { SqliteStore } from '../../src/store/sqlite-store.ts';

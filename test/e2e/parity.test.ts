@@ -28,7 +28,7 @@ import { dec } from '../../src/core/decimal.ts';
 import type { RecordedPoll, Ticker } from '../../src/core/market.ts';
 import type { Order } from '../../src/core/orders.ts';
 import { microtasks, VirtualTime } from '../../src/engine/virtual-time.ts';
-import { SIM_TEST_CREDENTIALS } from '../../src/exchange/sim/create-sim.ts';
+import { SIM_TEST_CREDENTIALS } from '../../src/exchange/sim/test-credentials.ts';
 import { WeexClient } from '../../src/exchange/weex/client.ts';
 import { engineOptions, reconcilerConfig } from '../../src/runner/options.ts';
 import { createSession } from '../../src/runner/session.ts';

@@ -15,7 +15,7 @@ import {
 } from '../../src/core/errors.ts';
 import { clientOid, symbolId } from '../../src/core/ids.ts';
 import { WeexClient, type WeexClientOptions } from '../../src/exchange/weex/client.ts';
-import type { TransportTimeouts } from '../../src/exchange/weex/transport.ts';
+import type { TransportTimeouts } from '../../src/exchange/weex/defaults.ts';
 import {
   httpResponse,
   jsonResponse,

@@ -7,7 +7,7 @@ import { registerKill } from '../../src/cli/commands/kill.ts';
 import { registerStatus } from '../../src/cli/commands/status.ts';
 import { dec } from '../../src/core/decimal.ts';
 import { clientOid, orderId, strategyId, symbolId } from '../../src/core/ids.ts';
-import { SIM_TEST_CREDENTIALS } from '../../src/exchange/sim/create-sim.ts';
+import { SIM_TEST_CREDENTIALS } from '../../src/exchange/sim/test-credentials.ts';
 import { WeexClient } from '../../src/exchange/weex/client.ts';
 import { SqliteStore } from '../../src/store/sqlite-store.ts';
 import {

@@ -1,20 +1,16 @@
 // `capibot api …`: exactly one request to the contract API per call, the validated reply as JSON on
 // stdout (ids as strings). Errors: one line on stderr with the error code (and the exchange code for
 // an exchange error), exit 1; bad usage or missing credentials for a signed call, exit 2.
-import { readFile } from 'node:fs/promises';
+// The definitions of the calls (their --help) are here; the client, the schemas and the orders-file
+// reader (./api-run.ts) are loaded only when a call runs (test/cli/help-imports.test.ts).
 import { InvalidArgumentError, type Command } from 'commander';
-import { z } from 'zod';
 import { BadInputError } from '../../core/errors.ts';
 import { clientOid, orderId, symbolId } from '../../core/ids.ts';
-import { WeexClient } from '../../exchange/weex/client.ts';
-import { requireCredentialsFromEnv } from '../../exchange/weex/credentials.ts';
-import { parseLosslessJson } from '../../exchange/weex/lossless-json.ts';
-import { placeEntrySchema, type WirePlaceEntry } from '../../exchange/weex/schemas.ts';
-import { deepestIssue, pathText } from '../../exchange/weex/zod-issues.ts';
-import { DEFAULT_BASE_URL, DEFAULT_TIMEOUTS } from '../../exchange/weex/transport.ts';
+import type { WeexClient } from '../../exchange/weex/client.ts';
+import { DEFAULT_BASE_URL, DEFAULT_TIMEOUTS } from '../../exchange/weex/defaults.ts';
 import type { CliContext, RegisterCommand } from '../command.ts';
 
-interface CommonOptions {
+export interface CommonOptions {
   readonly baseUrl: string;
   readonly timeoutMs: number;
 }
@@ -90,69 +86,15 @@ function withCommonOptions(cmd: Command): Command {
     .option('--json', 'output JSON (implied: the output is always JSON)');
 }
 
-function makeClient(opts: CommonOptions, signed: boolean): WeexClient {
-  // Public calls (tickers) are sent without any credential header, so they do not read the env.
-  const credentials = signed ? requireCredentialsFromEnv(process.env) : undefined;
-  return new WeexClient({
-    baseUrl: opts.baseUrl,
-    timeouts: {
-      connectMs: opts.timeoutMs,
-      headersMs: opts.timeoutMs,
-      bodyMs: opts.timeoutMs,
-      totalMs: opts.timeoutMs,
-    },
-    // One request per call: no retry, so what is printed is the answer to exactly that request.
-    retry: { maxAttempts: 1 },
-    // Sign with the local clock; the server time is fetched only if the exchange answers 40008.
-    serverTimeSync: 'on-40008',
-    ...(credentials !== undefined ? { credentials } : {}),
-  });
-}
-
+/** One request through a client made for it: ./api-run.ts, loaded only when a call runs. */
 async function runOnce(
   ctx: CliContext,
   opts: CommonOptions,
   signed: boolean,
   f: (c: WeexClient) => Promise<unknown>,
 ): Promise<void> {
-  const client = makeClient(opts, signed);
-  try {
-    ctx.out.json(await f(client));
-  } finally {
-    await client.close();
-  }
-}
-
-const ordersFileSchema = z.array(placeEntrySchema);
-
-/** Reads and validates the --orders file: a JSON array of entries in wire field names. */
-export async function readOrdersFile(file: string): Promise<WirePlaceEntry[]> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (err) {
-    const code = (err as { code?: unknown }).code;
-    throw new BadInputError(`cannot read ${file} (${typeof code === 'string' ? code : 'error'})`, '--orders');
-  }
-  let json: unknown;
-  try {
-    json = parseLosslessJson(text);
-  } catch (err) {
-    throw new BadInputError(
-      `${file} is not JSON: ${err instanceof Error ? err.message : String(err)}`,
-      '--orders',
-    );
-  }
-  const parsed = ordersFileSchema.safeParse(json);
-  if (!parsed.success) {
-    const first = parsed.error.issues[0];
-    const issue = first !== undefined ? deepestIssue(first) : { path: [], message: 'invalid' };
-    throw new BadInputError(issue.message, `${file}: ${pathText(issue.path, 'orders')}`);
-  }
-  if (parsed.data.length < 1 || parsed.data.length > 20) {
-    throw new BadInputError(`expected 1-20 entries, got ${parsed.data.length}`, '--orders');
-  }
-  return parsed.data;
+  const run = await import('./api-run.ts');
+  await run.runOnce(ctx, opts, signed, f);
 }
 
 export const registerApi: RegisterCommand = (program, ctx) => {
@@ -354,6 +296,7 @@ export const registerApi: RegisterCommand = (program, ctx) => {
       .requiredOption('--symbol <symbol>', 'trading pair of every entry, e.g. cmt_btcusdt')
       .requiredOption('--orders <file>', 'JSON file with 1-20 entries'),
   ).action(async (opts: CommonOptions & { symbol: string; orders: string }) => {
+    const { readOrdersFile } = await import('./api-run.ts');
     const entries = await readOrdersFile(opts.orders);
     const symbol = opts.symbol;
     const only = entries.length === 1 ? entries[0] : undefined;

@@ -1,6 +1,5 @@
 // `capibot config-schema`: the JSON Schema of config files, for editor completion and validation.
 import type { RegisterCommand } from '../command.ts';
-import { configJsonSchema } from '../../config/json-schema.ts';
 
 export const registerConfigSchema: RegisterCommand = (program, ctx) => {
   program
@@ -9,7 +8,8 @@ export const registerConfigSchema: RegisterCommand = (program, ctx) => {
       'Print the JSON Schema of capibot config files (every field, its documented default and description). ' +
         'Save it and point your editor at it, e.g. `# yaml-language-server: $schema=./capibot.schema.json`.',
     )
-    .action(() => {
+    .action(async () => {
+      const { configJsonSchema } = await import('../../config/json-schema.ts');
       ctx.out.json(configJsonSchema());
     });
 };

@@ -1,9 +1,10 @@
 // `capibot convert IN OUT`: a recording between NDJSON (.ndjson, .ndjson.gz) and Parquet (.parquet),
 // losslessly both ways (src/market/recording/convert.ts; the format: docs/data.md).
+// The converter is imported when the command runs: its --help loads no Parquet code
+// (test/cli/help-imports.test.ts).
 import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
 import { BadInputError } from '../../core/errors.ts';
-import { convertRecording } from '../../market/recording/convert.ts';
 import type { RegisterCommand } from '../command.ts';
 import { checkOutputFile } from '../output-file.ts';
 
@@ -26,6 +27,7 @@ export const registerConvert: RegisterCommand = (program: Command, ctx) => {
     .action(async (input: string, out: string, flags: ConvertFlags) => {
       if (!existsSync(input)) throw new BadInputError('recording not found', input);
       checkOutputFile(out, flags.force);
+      const { convertRecording } = await import('../../market/recording/convert.ts');
       const r = await convertRecording(input, out);
       ctx.out.info(`converted ${r.polls} polls: ${input} → ${out}`);
     });

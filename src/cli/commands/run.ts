@@ -1,9 +1,9 @@
 // `capibot run --config FILE [--live] [--duration-s N]`: runs the configured strategies, in paper mode
 // (against `capibot sim`, or the in-process simulator over live or recorded tickers) or live. The
 // composition lives in src/runner/; this file parses the command line.
+// The runner and the config loader are imported when the command runs: `capibot run --help` loads
+// neither (test/cli/help-imports.test.ts).
 import { InvalidArgumentError } from 'commander';
-import { loadConfigDocument } from '../../config/load.ts';
-import { runTrading } from '../../runner/runner.ts';
 import type { RegisterCommand } from '../command.ts';
 
 interface RunFlags {
@@ -42,6 +42,10 @@ shutdown.drainDeadlineMs, reconcile a last time); a second signal exits at once.
 Exit codes: 0 stopped normally, 1 runtime failure, 2 bad usage or config.`,
     )
     .action(async (flags: RunFlags) => {
+      const [{ loadConfigDocument }, { runTrading }] = await Promise.all([
+        import('../../config/load.ts'),
+        import('../../runner/runner.ts'),
+      ]);
       const { config, where } = loadConfigDocument(flags.config, process.env);
       const result = await runTrading({
         config,

@@ -1,10 +1,7 @@
 // `capibot status --config FILE [--json]`: what the bot holds and how it stands, read from the store
 // without taking its lease, so it answers the same whether `capibot run` is up or down.
-import { loadConfig } from '../../config/index.ts';
-import { readLeaseHolder, runnerInfo } from '../../ops/lease-info.ts';
-import { openStoreWithoutLease } from '../../ops/open-store.ts';
-import { collectStatus } from '../../ops/status-report.ts';
-import { renderStatusText } from '../../ops/status-text.ts';
+// The config, the store and the report are imported when the command runs: its --help loads none of
+// them (test/cli/help-imports.test.ts).
 import type { RegisterCommand } from '../command.ts';
 
 interface StatusFlags {
@@ -23,7 +20,20 @@ export const registerStatus: RegisterCommand = (program, ctx) => {
     )
     .requiredOption('-c, --config <file>', 'config file (YAML); its store.path names the store')
     .option('--json', 'print the status as JSON (decimals as strings, times as epoch ms)', false)
-    .action((flags: StatusFlags) => {
+    .action(async (flags: StatusFlags) => {
+      const [
+        { loadConfig },
+        { readLeaseHolder, runnerInfo },
+        { openStoreWithoutLease },
+        { collectStatus },
+        { renderStatusText },
+      ] = await Promise.all([
+        import('../../config/index.ts'),
+        import('../../ops/lease-info.ts'),
+        import('../../ops/open-store.ts'),
+        import('../../ops/status-report.ts'),
+        import('../../ops/status-text.ts'),
+      ]);
       const config = loadConfig(flags.config, process.env);
       const path = config.store.path;
       const store = openStoreWithoutLease(path);

@@ -2,10 +2,9 @@
 // removes terminal history older than a cutoff from a store, so a long live run's store stays
 // bounded. The rules live in src/store/prune-plan.ts and src/ops/prune.ts; this file parses the
 // command line and prints the counts.
-import { loadConfig } from '../../config/index.ts';
+// The config, the store and the prune are imported when the command runs: its --help loads none of
+// them (test/cli/help-imports.test.ts).
 import { BadInputError } from '../../core/errors.ts';
-import { parseCutoff, pruneStore } from '../../ops/prune.ts';
-import { renderPruneText } from '../../ops/prune-text.ts';
 import type { RegisterCommand } from '../command.ts';
 
 interface PruneFlags {
@@ -53,10 +52,15 @@ the store's lease while it works). Freed pages are reused by new rows; --vacuum 
 Exit codes: 0 done (or nothing to remove), 1 runtime failure (no store, a runner holds it),
 2 bad usage (bad or too recent cutoff, neither or both of --config and --store).`,
     )
-    .action((flags: PruneFlags) => {
+    .action(async (flags: PruneFlags) => {
       if ((flags.config === undefined) === (flags.store === undefined)) {
         throw new BadInputError('give exactly one of --config FILE and --store PATH', 'store prune');
       }
+      const [{ loadConfig }, { parseCutoff, pruneStore }, { renderPruneText }] = await Promise.all([
+        import('../../config/index.ts'),
+        import('../../ops/prune.ts'),
+        import('../../ops/prune-text.ts'),
+      ]);
       const now = Date.now();
       const before = parseCutoff(flags.before, now);
       const config = flags.config !== undefined ? loadConfig(flags.config, process.env) : undefined;

@@ -2,16 +2,11 @@
 // `backtest` would, without starting anything: the fields, then every enabled strategy whose file
 // exists (loaded, its params and symbols checked). Prints `ok: <summary>` (exit 0) or every problem,
 // one line each, the first as the error (exit 2).
+// The config loader and the strategy loader are imported when the command runs: its --help loads
+// neither (test/cli/help-imports.test.ts).
 import type { RegisterCommand } from '../command.ts';
 import { errorLine } from '../output.ts';
 import { ConfigError } from '../../core/errors.ts';
-import { loadConfiguredStrategies } from '../../runner/strategies.ts';
-import {
-  checkConfigFiles,
-  configProblemLines,
-  loadConfigDocument,
-  summarizeConfig,
-} from '../../config/index.ts';
 
 interface ValidateOptions {
   readonly config: string;
@@ -29,6 +24,10 @@ export const registerValidate: RegisterCommand = (program, ctx) => {
     .requiredOption('-c, --config <file>', 'config file (YAML) to check')
     .option('--check-files', 'also require the strategy files and recordings it names to exist', false)
     .action(async (opts: ValidateOptions) => {
+      const [
+        { loadConfiguredStrategies },
+        { checkConfigFiles, configProblemLines, loadConfigDocument, summarizeConfig },
+      ] = await Promise.all([import('../../runner/strategies.ts'), import('../../config/index.ts')]);
       try {
         const loaded = loadConfigDocument(opts.config, process.env);
         if (opts.checkFiles === true) checkConfigFiles(loaded, process.cwd());

@@ -2,17 +2,14 @@
 // (`capibot sweep --queue …`) from a BullMQ queue on this machine (src/backtest/sweep/queue/serve.ts),
 // one line per point on stderr, until SIGTERM/SIGINT: the first one stops taking points and lets
 // the running ones finish, a second one abandons them (another worker runs them again).
-import { availableParallelism, hostname } from 'node:os';
+// This file is the command's definition (its --help); ./worker-run.ts serves, imported only then
+// (test/cli/help-imports.test.ts).
+import { availableParallelism } from 'node:os';
 import { InvalidArgumentError, Option } from 'commander';
 import type { LevelWithSilent } from 'pino';
-import { queueConnection, probeRedis } from '../../backtest/sweep/queue/connection.ts';
-import { safeUrl } from '../../backtest/sweep/queue/safe-url.ts';
-import { startQueueWorker, type PointEvent } from '../../backtest/sweep/queue/serve.ts';
-import { createRootLogger } from '../../obs/logger.ts';
-import { installSignals } from '../../runner/signals.ts';
-import type { CliContext, RegisterCommand } from '../command.ts';
+import type { RegisterCommand } from '../command.ts';
 
-interface WorkerFlags {
+export interface WorkerFlags {
   readonly queue: string;
   readonly concurrency: number;
   readonly lockMs: number;
@@ -33,55 +30,6 @@ function intFlag(min: number, max: number) {
       throw new InvalidArgumentError(`expected an integer from ${min} to ${max}`);
     return n;
   };
-}
-
-function pointLine(e: PointEvent): string {
-  const row = `sweep ${e.sweep} row ${e.index}`;
-  if (e.kind === 'started') return `worker: ${row} started`;
-  if (e.kind === 'refused') return `worker: ${row} refused: ${e.message}`;
-  return e.reply.kind === 'done' ? `worker: ${row} done` : `worker: ${row} failed: ${e.reply.message}`;
-}
-
-async function serve(flags: WorkerFlags, ctx: CliContext): Promise<void> {
-  const connection = queueConnection(flags.queue);
-  const root = createRootLogger({ level: flags.logLevel, base: { app: 'capibot-worker' } });
-  await probeRedis(connection);
-  const name = `${hostname()}:${process.pid}`;
-  const worker = await startQueueWorker({
-    connection,
-    concurrency: flags.concurrency,
-    lockMs: flags.lockMs,
-    stalledMs: flags.stalledMs,
-    maxStalled: flags.maxStalled,
-    cwd: process.cwd(),
-    name,
-    log: root.logger,
-    onPoint: (e) => ctx.out.info(pointLine(e)),
-  });
-  ctx.out.info(
-    `worker: ${name} ready on ${safeUrl(flags.queue)} (concurrency ${flags.concurrency}); SIGTERM stops it`,
-  );
-  await new Promise<void>((resolve) => {
-    const remove = installSignals({
-      onStop: (signal) => {
-        ctx.out.info(`worker: ${signal}: finishing the running points (again to abandon them)`);
-        void worker.stop().then(() => {
-          remove();
-          resolve();
-        });
-      },
-      onForce: () => {
-        ctx.out.info('worker: abandoning the running points (another worker will run them)');
-        void worker.stop(true).then(() => {
-          remove();
-          resolve();
-        });
-      },
-      onHangup: () => root.reopen(),
-    });
-  });
-  root.flush();
-  ctx.out.info('worker: stopped');
 }
 
 export const registerWorker: RegisterCommand = (program, ctx) => {
@@ -137,5 +85,8 @@ Example (two machines with a checkout of the project and its data):
 Anyone who can write to that Redis can make the workers run backtests: keep it on a private network,
 with a password. Setup, monitoring and Redis restarts: docs/operations.md#distributed-sweeps.`,
     )
-    .action((flags: WorkerFlags) => serve(flags, ctx));
+    .action(async (flags: WorkerFlags) => {
+      const { serveWorker } = await import('./worker-run.ts');
+      await serveWorker(flags, ctx);
+    });
 };

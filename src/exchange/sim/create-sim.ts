@@ -16,16 +16,7 @@ import type { PlanRowStyle } from './plan-wire.ts';
 import { SimServer } from './server.ts';
 import { SimVenue } from './venue.ts';
 import { WeightLimiter, type WeightLimits } from './weights.ts';
-
-/**
- * Fixed, documented test credentials, used when none are configured (the CLI warns). Never valid
- * anywhere but on a local simulator.
- */
-export const SIM_TEST_CREDENTIALS: Credentials = {
-  apiKey: 'capibot-sim-key',
-  secret: 'capibot-sim-secret',
-  passphrase: 'capibot-sim-passphrase',
-};
+import { SIM_TEST_CREDENTIALS } from './test-credentials.ts';
 
 export interface SimServerSetup {
   readonly polls: PollSource;

@@ -80,7 +80,8 @@ import {
 } from './schemas.ts';
 import { ServerClock } from './server-clock.ts';
 import { signedHeaders, type Credentials } from './signer.ts';
-import { DEFAULT_BASE_URL, HttpTransport, type ResponseHook, type TransportTimeouts } from './transport.ts';
+import { DEFAULT_BASE_URL, type TransportTimeouts } from './defaults.ts';
+import { HttpTransport, type ResponseHook } from './transport.ts';
 import { TIMESTAMP_EXPIRED_CODE } from './venue-errors.ts';
 import { describeZodError } from './zod-issues.ts';
 

@@ -11,29 +11,9 @@ import type { Dispatcher } from 'undici';
 import type { Endpoint } from '../../core/endpoints.ts';
 import { ConfigError, OutcomeUnknownError, TransportError, isCapibotError } from '../../core/errors.ts';
 import { interpretReply } from './reply.ts';
+import { DEFAULT_TIMEOUTS, type TransportTimeouts } from './defaults.ts';
 
-export interface TransportTimeouts {
-  /** TCP/TLS connect. */
-  readonly connectMs: number;
-  /** From the request being sent to the response headers. */
-  readonly headersMs: number;
-  /** Maximum idle time between two chunks of the response body. */
-  readonly bodyMs: number;
-  /**
-   * Whole-request deadline, from sending to the last byte of the reply. Without it a server that
-   * drips one byte under `bodyMs` would keep a request (and a placement's outcome) pending forever.
-   */
-  readonly totalMs: number;
-}
-
-export const DEFAULT_TIMEOUTS: TransportTimeouts = {
-  connectMs: 5_000,
-  headersMs: 10_000,
-  bodyMs: 10_000,
-  totalMs: 20_000,
-};
 export const DEFAULT_MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
-export const DEFAULT_BASE_URL = 'https://api-contract.weex.com';
 
 export type ResponseHook = (endpoint: Endpoint, status: number | 'error', ms: number) => void;
 

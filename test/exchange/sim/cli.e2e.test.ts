@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { describe, expect, it } from 'vitest';
-import { SIM_TEST_CREDENTIALS } from '../../../src/exchange/sim/create-sim.ts';
+import { SIM_TEST_CREDENTIALS } from '../../../src/exchange/sim/test-credentials.ts';
 import { raw, signed } from './helpers.ts';
 
 const FIXTURE = 'test/fixtures/recordings/sim-small.ndjson';
