@@ -144,9 +144,9 @@ function reportedProgress(e: OrderEvent): { qty: Dec; avg?: Dec } | undefined {
 
 interface Quantities {
   readonly filledQty: Dec;
-  readonly fillsQty?: Dec;
-  readonly fillsValue?: Dec;
-  readonly avgPrice?: Dec;
+  readonly fillsQty: Dec | undefined;
+  readonly fillsValue: Dec | undefined;
+  readonly avgPrice: Dec | undefined;
   /** Unclamped filled quantity, for the overfill check. */
   readonly raw: Dec;
 }
@@ -184,13 +184,7 @@ function applyQuantities(order: Order, e: OrderEvent): Quantities | OrderAnomaly
       avgPrice = reported.avg;
     }
   }
-  return {
-    filledQty: decMin(raw, order.size),
-    raw,
-    ...(fillsQty !== undefined ? { fillsQty } : {}),
-    ...(fillsValue !== undefined ? { fillsValue } : {}),
-    ...(avgPrice !== undefined ? { avgPrice } : {}),
-  };
+  return { filledQty: decMin(raw, order.size), raw, fillsQty, fillsValue, avgPrice };
 }
 
 function reasonOf(e: OrderEvent): string | undefined {
@@ -317,18 +311,7 @@ export function applyOrderEvent(order: Order, event: OrderEvent): ApplyResult {
   }
 
   const statusMoved = next !== order.status;
-  const reason = statusMoved ? reasonOf(event) : undefined;
-  const updated: Order = {
-    ...order,
-    status: next,
-    filledQty: q.filledQty,
-    ...(orderId !== undefined ? { orderId } : {}),
-    ...(planOrderId !== undefined ? { planOrderId } : {}),
-    ...(q.fillsQty !== undefined ? { fillsQty: q.fillsQty } : {}),
-    ...(q.fillsValue !== undefined ? { fillsValue: q.fillsValue } : {}),
-    ...(q.avgPrice !== undefined ? { avgPrice: q.avgPrice } : {}),
-    ...(reason !== undefined ? { reason } : {}),
-  };
+  const reason = (statusMoved ? reasonOf(event) : undefined) ?? order.reason;
   const changed =
     statusMoved ||
     // (A new planOrderId always comes with a new orderId: linkIds moves the one into the other.)
@@ -337,18 +320,49 @@ export function applyOrderEvent(order: Order, event: OrderEvent): ApplyResult {
     !sameDec(q.fillsQty, order.fillsQty) ||
     !sameDec(q.fillsValue, order.fillsValue) ||
     !sameDec(q.avgPrice, order.avgPrice) ||
-    updated.reason !== order.reason;
+    reason !== order.reason;
 
   const anomaly = anomalyOf(order, event, next, q);
   const note = noteOf(order, event, next, changed);
-  const result = changed ? { ...updated, updatedAt: Math.max(order.updatedAt, event.at) } : order;
-  return {
-    order: result,
+  const result: ApplyResult = {
+    order: changed ? changedOrder(order, next, event.at, q, orderId, planOrderId, reason) : order,
     changed,
-    ...(note !== undefined ? { note } : {}),
-    ...(anomaly !== undefined ? { anomaly } : {}),
   };
+  // Added only when present (exactOptionalPropertyTypes), without an object per absent field.
+  if (note !== undefined) (result as { note?: string }).note = note;
+  if (anomaly !== undefined) (result as { anomaly?: OrderAnomaly }).anomaly = anomaly;
+  return result;
 }
+
+/**
+ * The order once an event changed it: one new object per event, its fields in the order the
+ * stores and reports see (the order's own, then the ones it gains, in this order).
+ */
+function changedOrder(
+  order: Order,
+  status: OrderStatus,
+  at: number,
+  q: Quantities,
+  orderId: OrderId | undefined,
+  planOrderId: OrderId | undefined,
+  reason: string | undefined,
+): Order {
+  const o: Mutable<Order> = {
+    ...order,
+    status,
+    filledQty: q.filledQty,
+    updatedAt: Math.max(order.updatedAt, at),
+  };
+  if (orderId !== undefined) o.orderId = orderId;
+  if (planOrderId !== undefined) o.planOrderId = planOrderId;
+  if (q.fillsQty !== undefined) o.fillsQty = q.fillsQty;
+  if (q.fillsValue !== undefined) o.fillsValue = q.fillsValue;
+  if (q.avgPrice !== undefined) o.avgPrice = q.avgPrice;
+  if (reason !== undefined) o.reason = reason;
+  return o;
+}
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 function anomalyOf(order: Order, e: OrderEvent, next: OrderStatus, q: Quantities): OrderAnomaly | undefined {
   if (

@@ -150,6 +150,18 @@ function copyLive(log: WindowLog): Backing {
   };
 }
 
+/**
+ * Appends the live entries, oldest first, to `times` and their weights of dimension d to
+ * `weights[d]` (for each d < weights.length): O(n), with no object per entry.
+ */
+export function readEntries(log: WindowLog, times: number[], weights: readonly number[][]): void {
+  const b = log.backing;
+  for (let i = log.start; i < log.end; i++) {
+    times.push(timeAt(b, i));
+    for (let d = 0; d < weights.length; d++) weights[d]?.push(cumAt(b, d, i) - cumAt(b, d, i - 1));
+  }
+}
+
 /** The live entries as (time, weights) pairs, oldest first: O(n), for a few entries at a time. */
 export function entries(log: WindowLog): { t: number; weights: number[] }[] {
   const out: { t: number; weights: number[] }[] = [];

@@ -2,7 +2,7 @@
 // backtest's sleeping loops slept through (src/reconcile/pollers.ts `wake`). Decides exactly as
 // `tryConsume` per request would (property-tested: test/execution/budget-groups.property.test.ts).
 import type { EndpointId } from '../core/endpoints.ts';
-import { append, entries, expire } from '../core/sliding-window.ts';
+import { append, expire, readEntries } from '../core/sliding-window.ts';
 import {
   costOf,
   effectiveLimits,
@@ -42,11 +42,7 @@ export function consumeGroups(
   const times: number[] = [];
   const ips: number[] = [];
   const uids: number[] = [];
-  for (const e of entries(expire(state.weights, first))) {
-    times.push(e.t);
-    ips.push(e.weights[0] ?? 0);
-    uids.push(e.weights[1] ?? 0);
-  }
+  readEntries(expire(state.weights, first), times, [ips, uids]);
   let head = 0;
   let ipSum = 0;
   let uidSum = 0;

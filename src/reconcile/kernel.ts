@@ -160,6 +160,14 @@ const LOCAL_RANK: Readonly<Record<OrderStatus, number>> = {
 const byFillTime = (a: FillReport, b: FillReport): number =>
   a.createdTime - b.createdTime || (a.tradeId < b.tradeId ? -1 : a.tradeId > b.tradeId ? 1 : 0);
 
+const NO_FILLS: readonly never[] = [];
+
+/** `fills` oldest first: a sorted copy, or the list itself when it holds fewer than two. */
+function sortedFills<F extends FillReport>(fills: readonly F[]): readonly F[] {
+  // Stryker disable next-line ConditionalExpression: always sorting gives a list shorter than two back as it was
+  return fills.length < 2 ? fills : [...fills].sort(byFillTime);
+}
+
 export function reconcile(input: ReconcileInput): ReconcileOutput {
   const { now, prefix } = input;
   const warnings: ReconcileWarning[] = [];
@@ -283,7 +291,7 @@ export function reconcile(input: ReconcileInput): ReconcileOutput {
     if (list === undefined) fillsByOid.set(oid, [f]);
     else list.push(f);
   };
-  for (const f of [...input.fills].sort(byFillTime)) {
+  for (const f of sortedFills(input.fills)) {
     if (seen.has(f.tradeId) || input.knownTradeIds(f.tradeId)) continue;
     seen.add(f.tradeId);
     const oid = linkOf(f.orderId);
@@ -291,7 +299,7 @@ export function reconcile(input: ReconcileInput): ReconcileOutput {
     if (oid !== undefined) addFill(oid, f);
   }
   const attributed: FillAttribution[] = [];
-  for (const f of [...(input.unattributedFills ?? [])].sort(byFillTime)) {
+  for (const f of sortedFills(input.unattributedFills ?? NO_FILLS)) {
     if (f.clientOid !== undefined || seen.has(f.tradeId)) continue;
     seen.add(f.tradeId);
     const oid = linkOf(f.orderId);
@@ -303,16 +311,18 @@ export function reconcile(input: ReconcileInput): ReconcileOutput {
 
   // --- 4. events per order ----------------------------------------------------------------------
   const events: OrderEvent[] = [];
-  const oids = new Set<ClientOid>([...local.keys(), ...adopted.map((a) => a.clientOid)]);
-  const adoptedByOid = new Map(adopted.map((a) => [a.clientOid, a]));
-  for (const oid of [...oids].sort()) {
-    const order = local.get(oid) ?? adoptedByOid.get(oid)!;
-    const fills = fillsByOid.get(oid) ?? [];
+  // Adopted orders are never local ones (only unknown client_oids are adopted): the two are disjoint.
+  const oids = [...local.keys()];
+  for (const a of adopted) oids.push(a.clientOid);
+  oids.sort();
+  for (const oid of oids) {
+    const order = local.get(oid) ?? adopted.find((a) => a.clientOid === oid)!;
+    const fills = fillsByOid.get(oid) ?? NO_FILLS;
     const report = matched.get(oid);
     if (report !== undefined) {
-      events.push(...settle(order, report, fills, now, warnings));
+      settle(order, report, fills, now, warnings, events);
     } else {
-      events.push(...fillEvents(order, order.orderId, fills, now));
+      fillEvents(order, order.orderId, fills, now, events);
       const lost = lostEvent(order, input, warnings);
       if (lost !== undefined) events.push(lost);
     }
@@ -323,32 +333,36 @@ export function reconcile(input: ReconcileInput): ReconcileOutput {
   return { events, adopted, foreign, newFills, attributed, warnings };
 }
 
+/** Appends one OrderFilled per fill to `out`. */
 function fillEvents(
   order: Order,
   orderId: OrderId | undefined,
   fills: readonly FillReport[],
   now: number,
-): OrderEvent[] {
-  return fills.map((f) => ({
-    kind: 'OrderFilled',
-    clientOid: order.clientOid,
-    at: now,
-    orderId: orderId ?? f.orderId,
-    tradeId: f.tradeId,
-    fill: f,
-  }));
+  out: OrderEvent[],
+): void {
+  for (const f of fills) {
+    out.push({
+      kind: 'OrderFilled',
+      clientOid: order.clientOid,
+      at: now,
+      orderId: orderId ?? f.orderId,
+      tradeId: f.tradeId,
+      fill: f,
+    });
+  }
 }
 
-/** Events that bring `order` up to what `report` says, never backwards (K1, K3, K4). */
+/** Appends to `out` the events that bring `order` up to what `report` says, never backwards (K1, K3, K4). */
 function settle(
   order: Order,
   report: OrderReport,
   fills: readonly FillReport[],
   now: number,
   warnings: ReconcileWarning[],
-): OrderEvent[] {
+  out: OrderEvent[],
+): void {
   const base = { clientOid: order.clientOid, at: now };
-  const out: OrderEvent[] = [];
   const localTerminal = isTerminal(order.status);
   if (order.status === 'rejected') {
     warnings.push({
@@ -387,7 +401,7 @@ function settle(
       out.push({ ...base, kind: 'OrderOpen', orderId: report.orderId, pending });
     }
   }
-  out.push(...fillEvents(order, report.orderId, fills, now));
+  fillEvents(order, report.orderId, fills, now, out);
   const avg = report.filledQty.gt(0) && report.priceAvg.gt(0) ? { avgPrice: report.priceAvg } : {};
   if (!localTerminal && report.status === 'filled') {
     out.push({ ...base, kind: 'OrderCompleted', filledQty: report.filledQty, ...avg });
@@ -408,7 +422,6 @@ function settle(
       ...avg,
     });
   }
-  return out;
 }
 
 /** The order's filled quantity once `fills` are applied (the reducer takes the max of both sources). */

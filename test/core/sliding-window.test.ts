@@ -7,6 +7,7 @@ import {
   entryCount,
   expire,
   fitTime,
+  readEntries,
   sumOf,
   type WindowLog,
 } from '../../src/core/sliding-window.ts';
@@ -78,6 +79,31 @@ describe('sliding window log', () => {
     expect(log.backing.times.length).toBeLessThan(2_000);
     expect(sumOf(log, 1)).toBe(2 * entryCount(log));
     expect(entries(log).every((e) => e.weights[0] === 1 && e.weights[1] === 2)).toBe(true);
+  });
+
+  it('reads the live entries into columns as `entries` lists them, after any expiry and compaction', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.integer({ min: 0, max: 700 }), fc.nat(9), fc.nat(9)), { maxLength: 400 }),
+        fc.nat(2),
+        (ops, read) => {
+          let log = createWindowLog(W, 2);
+          let now = 0;
+          for (const [dt, a, b] of ops) {
+            now += dt;
+            log = append(expire(log, now), now, [a, b]);
+          }
+          const times: number[] = [-1];
+          const columns = [[-1], [-1]].slice(0, read);
+          readEntries(expire(log, now), times, columns);
+          const listed = entries(expire(log, now));
+          // Appended after what the arrays held, one column per dimension asked for.
+          expect(times).toEqual([-1, ...listed.map((e) => e.t)]);
+          columns.forEach((c, d) => expect(c).toEqual([-1, ...listed.map((e) => e.weights[d])]));
+        },
+      ),
+      { numRuns: 200 },
+    );
   });
 
   it('refuses time going backwards and negative weights', () => {

@@ -255,6 +255,8 @@ describe('reconcile kernel: fills', () => {
   it('emits fills oldest first, whatever order the poller returned them in', () => {
     const out = run({ orders: [open], fills: [fillOf(1, '3'), fillOf(1, '1'), fillOf(1, '2')] });
     expect(out.newFills.map((x) => x.tradeId)).toEqual(['1', '2', '3']);
+    const two = run({ orders: [open], fills: [fillOf(1, '2'), fillOf(1, '1')] });
+    expect(two.newFills.map((x) => x.tradeId)).toEqual(['1', '2']);
   });
 
   it('does not lose the order link of a fill that arrives before its order is known: attributes it later', () => {
