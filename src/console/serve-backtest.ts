@@ -34,16 +34,3 @@ export async function serveBacktest(o: ServeBacktestOptions): Promise<ConsoleSer
     );
   return server;
 }
-
-/** Resolves on the first SIGINT or SIGTERM. */
-export function untilStopped(): Promise<NodeJS.Signals> {
-  return new Promise((resolve) => {
-    const on = (s: NodeJS.Signals): void => {
-      process.off('SIGINT', on);
-      process.off('SIGTERM', on);
-      resolve(s);
-    };
-    process.once('SIGINT', on);
-    process.once('SIGTERM', on);
-  });
-}

@@ -33,3 +33,16 @@ export function installSignals(h: SignalHandlers): () => void {
 export function signalExitCode(signal: NodeJS.Signals): number {
   return signal === 'SIGINT' ? 130 : signal === 'SIGTERM' ? 143 : 1;
 }
+
+/** Resolves on the first SIGINT or SIGTERM. */
+export function untilStopped(): Promise<NodeJS.Signals> {
+  return new Promise((resolve) => {
+    const on = (s: NodeJS.Signals): void => {
+      process.off('SIGINT', on);
+      process.off('SIGTERM', on);
+      resolve(s);
+    };
+    process.once('SIGINT', on);
+    process.once('SIGTERM', on);
+  });
+}

@@ -3,7 +3,7 @@
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { resolveConsoleTokens } from '../../console/auth.ts';
-import { serveBacktest, untilStopped } from '../../console/serve-backtest.ts';
+import { serveBacktest } from '../../console/serve-backtest.ts';
 import { prepareBacktest, prepareStrategyBacktest } from '../../backtest/prepare.ts';
 import { createProgress } from '../../backtest/progress.ts';
 import { countPolls } from '../../backtest/count-polls.ts';
@@ -23,6 +23,7 @@ import {
 import { runBacktest, runSpooledBacktest } from '../../backtest/run-backtest.ts';
 import { InvariantViolation } from '../../core/errors.ts';
 import { createRootLogger } from '../../obs/logger.ts';
+import { untilStopped } from '../../runner/signals.ts';
 import type { CliContext } from '../command.ts';
 import type { BacktestFlags } from './backtest.ts';
 

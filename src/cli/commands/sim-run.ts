@@ -11,6 +11,7 @@ import { pollSourceFrom, type PollSource } from '../../exchange/sim/market-clock
 import type { SimServer } from '../../exchange/sim/server.ts';
 import { openRecording } from '../../market/recording/reader.ts';
 import { createRootLogger } from '../../obs/logger.ts';
+import { untilStopped } from '../../runner/signals.ts';
 import type { CliContext } from '../command.ts';
 import type { SimFlags } from './sim.ts';
 
@@ -35,19 +36,6 @@ async function openPolls(path: string): Promise<PollSource> {
       await rec.close();
     },
   };
-}
-
-/** Resolves on the first SIGINT or SIGTERM. */
-function untilSignal(): Promise<NodeJS.Signals> {
-  return new Promise((resolve) => {
-    const on = (sig: NodeJS.Signals): void => {
-      process.off('SIGINT', on);
-      process.off('SIGTERM', on);
-      resolve(sig);
-    };
-    process.on('SIGINT', on);
-    process.on('SIGTERM', on);
-  });
 }
 
 export async function runSim(flags: SimFlags, ctx: CliContext): Promise<void> {
@@ -109,7 +97,7 @@ export async function runSim(flags: SimFlags, ctx: CliContext): Promise<void> {
       '--port',
     );
   }
-  const signals = untilSignal();
+  const signals = untilStopped();
   ctx.out.data(`sim listening on ${address.url}`);
   log.info(
     {
