@@ -25,10 +25,17 @@ export type LimitScope = 'ip' | 'uid' | 'orderRate';
 export type ChargeResult =
   { readonly ok: true } | { readonly ok: false; readonly scope: LimitScope; readonly retryAfterMs: number };
 
-/** Weight charged at times; sums what lies inside the last `spanMs`. */
+/** The answer to every granted charge (one object, not one per request). */
+const GRANTED: ChargeResult = Object.freeze({ ok: true });
+
+/**
+ * Weight charged at times; sums what lies inside the last `spanMs`. The entries are two columns of
+ * numbers (no object per request: a busy window would keep thousands alive until its compaction).
+ */
 class RollingWindow {
   readonly #spanMs: number;
-  #entries: { t: number; w: number }[] = [];
+  #times: number[] = [];
+  #weights: number[] = [];
   #head = 0;
   #total = 0;
 
@@ -37,14 +44,14 @@ class RollingWindow {
   }
 
   used(now: number): number {
-    while (this.#head < this.#entries.length) {
-      const e = this.#entries[this.#head];
-      if (!e || e.t > now - this.#spanMs) break;
-      this.#total -= e.w;
+    const times = this.#times;
+    while (this.#head < times.length && (times[this.#head] as number) <= now - this.#spanMs) {
+      this.#total -= this.#weights[this.#head] as number;
       this.#head++;
     }
-    if (this.#head > SIM_COMPACT_MIN_DEAD && this.#head * 2 > this.#entries.length) {
-      this.#entries = this.#entries.slice(this.#head);
+    if (this.#head > SIM_COMPACT_MIN_DEAD && this.#head * 2 > times.length) {
+      this.#times = times.slice(this.#head);
+      this.#weights = this.#weights.slice(this.#head);
       this.#head = 0;
     }
     return this.#total;
@@ -54,23 +61,22 @@ class RollingWindow {
   waitFor(now: number, weight: number, limit: number): number {
     let excess = this.used(now) + weight - limit;
     if (excess <= 0) return 0;
-    for (let i = this.#head; i < this.#entries.length; i++) {
-      const e = this.#entries[i];
-      if (!e) break;
-      excess -= e.w;
-      if (excess <= 0) return Math.max(1, e.t + this.#spanMs - now + 1);
+    for (let i = this.#head; i < this.#times.length; i++) {
+      excess -= this.#weights[i] as number;
+      if (excess <= 0) return Math.max(1, (this.#times[i] as number) + this.#spanMs - now + 1);
     }
     return this.#spanMs;
   }
 
-  /** Entries in the backing array (live, plus expired ones until a compaction: ./compaction.ts). */
+  /** Entries in the backing arrays (live, plus expired ones until a compaction: ./compaction.ts). */
   get backing(): number {
-    return this.#entries.length;
+    return this.#times.length;
   }
 
   add(now: number, weight: number): void {
     if (weight <= 0) return;
-    this.#entries.push({ t: now, w: weight });
+    this.#times.push(now);
+    this.#weights.push(weight);
     this.#total += weight;
   }
 }
@@ -117,7 +123,7 @@ export class WeightLimiter {
     ipWin.add(now, endpoint.ipWeight);
     uidWin?.add(now, endpoint.uidWeight);
     orderWin?.add(now, 1);
-    return { ok: true };
+    return GRANTED;
   }
 
   /**
