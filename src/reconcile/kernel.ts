@@ -311,11 +311,9 @@ export function reconcile(input: ReconcileInput): ReconcileOutput {
 
   // --- 4. events per order ----------------------------------------------------------------------
   const events: OrderEvent[] = [];
-  // Adopted orders are never local ones (only unknown client_oids are adopted): the two are disjoint.
-  const oids = [...local.keys()];
-  for (const a of adopted) oids.push(a.clientOid);
-  oids.sort();
-  for (const oid of oids) {
+  const oids = new Set<ClientOid>(local.keys());
+  for (const a of adopted) oids.add(a.clientOid);
+  for (const oid of [...oids].sort()) {
     const order = local.get(oid) ?? adopted.find((a) => a.clientOid === oid)!;
     const fills = fillsByOid.get(oid) ?? NO_FILLS;
     const report = matched.get(oid);

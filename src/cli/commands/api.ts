@@ -2,7 +2,7 @@
 // stdout (ids as strings). Errors: one line on stderr with the error code (and the exchange code for
 // an exchange error), exit 1; bad usage or missing credentials for a signed call, exit 2.
 // The definitions of the calls (their --help) are here; the client, the schemas and the orders-file
-// reader (./api-run.ts) are loaded only when a call runs (test/cli/help-imports.test.ts).
+// reader (./api-run.ts) are loaded only when a call runs (test/cli/compiled.test.ts).
 import { InvalidArgumentError, type Command } from 'commander';
 import { BadInputError } from '../../core/errors.ts';
 import { clientOid, orderId, symbolId } from '../../core/ids.ts';

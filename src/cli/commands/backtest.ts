@@ -5,7 +5,7 @@
 // A progress bar on stderr when it is a terminal; the elapsed wall time goes to stderr, never into
 // the report.
 // This file is the command's definition (its --help); ./backtest-run.ts runs it, imported only then
-// (test/cli/help-imports.test.ts).
+// (test/cli/compiled.test.ts).
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { LevelWithSilent } from 'pino';
 import { DEFAULT_BACKTEST_DATA } from '../../backtest/default-data.ts';

@@ -1,7 +1,7 @@
 // `capibot convert IN OUT`: a recording between NDJSON (.ndjson, .ndjson.gz) and Parquet (.parquet),
 // losslessly both ways (src/market/recording/convert.ts; the format: docs/data.md).
 // The converter is imported when the command runs: its --help loads no Parquet code
-// (test/cli/help-imports.test.ts).
+// (test/cli/compiled.test.ts).
 import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
 import { BadInputError } from '../../core/errors.ts';

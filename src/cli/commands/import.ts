@@ -1,6 +1,6 @@
 // `capibot import`: turns third-party market data into a recording.
 // This file is the command's definition (its --help); ./import-run.ts imports, loaded only then
-// (test/cli/help-imports.test.ts).
+// (test/cli/compiled.test.ts).
 import { Option, type Command } from 'commander';
 import type { RegisterCommand } from '../command.ts';
 

@@ -3,7 +3,7 @@
 // when a runner holds the store, or directly (this process takes the store and talks to the venue)
 // when none does. `--reset` is the way back: ACTIVE again, with the runner stopped.
 // This file is the command's definition (its --help); ./kill-run.ts acts, imported only then
-// (test/cli/help-imports.test.ts).
+// (test/cli/compiled.test.ts).
 import { InvalidArgumentError } from 'commander';
 import type { RegisterCommand } from '../command.ts';
 

@@ -1,6 +1,6 @@
 // `capibot record`: polls the public tickers endpoint and appends one line per poll to a recording.
 // This file is the command's definition (its --help); ./record-run.ts records, imported only then
-// (test/cli/help-imports.test.ts).
+// (test/cli/compiled.test.ts).
 import { Option, type Command } from 'commander';
 import { DEFAULT_BASE_URL } from '../../exchange/weex/defaults.ts';
 import type { RegisterCommand } from '../command.ts';

@@ -2,7 +2,7 @@
 // (against `capibot sim`, or the in-process simulator over live or recorded tickers) or live. The
 // composition lives in src/runner/; this file parses the command line.
 // The runner and the config loader are imported when the command runs: `capibot run --help` loads
-// neither (test/cli/help-imports.test.ts).
+// neither (test/cli/compiled.test.ts).
 import { InvalidArgumentError } from 'commander';
 import type { RegisterCommand } from '../command.ts';
 

@@ -2,7 +2,7 @@
 // recording. Prints exactly one line `sim listening on http://HOST:PORT` on stdout (scripts parse
 // it); logs go to stderr through pino; SIGINT/SIGTERM stop it cleanly (exit 0).
 // This file is the command's definition (its --help); ./sim-run.ts serves, imported only then
-// (test/cli/help-imports.test.ts).
+// (test/cli/compiled.test.ts).
 import { InvalidArgumentError, Option } from 'commander';
 import type { LevelWithSilent } from 'pino';
 import { dec } from '../../core/decimal.ts';

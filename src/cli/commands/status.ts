@@ -1,7 +1,7 @@
 // `capibot status --config FILE [--json]`: what the bot holds and how it stands, read from the store
 // without taking its lease, so it answers the same whether `capibot run` is up or down.
 // The config, the store and the report are imported when the command runs: its --help loads none of
-// them (test/cli/help-imports.test.ts).
+// them (test/cli/compiled.test.ts).
 import type { RegisterCommand } from '../command.ts';
 
 interface StatusFlags {

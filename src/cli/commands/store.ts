@@ -3,7 +3,7 @@
 // bounded. The rules live in src/store/prune-plan.ts and src/ops/prune.ts; this file parses the
 // command line and prints the counts.
 // The config, the store and the prune are imported when the command runs: its --help loads none of
-// them (test/cli/help-imports.test.ts).
+// them (test/cli/compiled.test.ts).
 import { BadInputError } from '../../core/errors.ts';
 import type { RegisterCommand } from '../command.ts';
 

@@ -3,7 +3,7 @@
 // sweep.csv and sweep.html (src/backtest/sweep/). Prints the ranking (or sweep.json with --json); progress and the
 // elapsed wall time go to stderr.
 // This file is the command's definition (its --help); ./sweep-run.ts runs the grid, imported only
-// then (test/cli/help-imports.test.ts).
+// then (test/cli/compiled.test.ts).
 import { InvalidArgumentError, Option } from 'commander';
 import { defaultWorkers } from '../../backtest/sweep/pool.ts';
 import { SWEEP_METRICS, type SortOrder } from '../../backtest/sweep/rank.ts';

@@ -3,7 +3,7 @@
 // exists (loaded, its params and symbols checked). Prints `ok: <summary>` (exit 0) or every problem,
 // one line each, the first as the error (exit 2).
 // The config loader and the strategy loader are imported when the command runs: its --help loads
-// neither (test/cli/help-imports.test.ts).
+// neither (test/cli/compiled.test.ts).
 import type { RegisterCommand } from '../command.ts';
 import { errorLine } from '../output.ts';
 import { ConfigError } from '../../core/errors.ts';

@@ -3,7 +3,7 @@
 // one line per point on stderr, until SIGTERM/SIGINT: the first one stops taking points and lets
 // the running ones finish, a second one abandons them (another worker runs them again).
 // This file is the command's definition (its --help); ./worker-run.ts serves, imported only then
-// (test/cli/help-imports.test.ts).
+// (test/cli/compiled.test.ts).
 import { availableParallelism } from 'node:os';
 import { InvalidArgumentError, Option } from 'commander';
 import type { LevelWithSilent } from 'pino';

@@ -714,7 +714,8 @@ export class MatchingCore {
     const cancelReason = o.cancelReason ?? reason;
     // Most orders never waited in `canceling` (an IOC remainder, a refused post-only): a plain copy.
     // Dropping `cancelAt` with a rest pattern takes V8's slow generic copy, so only when it is there.
-    if (o.cancelAt === undefined) return this.#save({ ...o, status: 'canceled', cancelReason, updateTime: t });
+    if (o.cancelAt === undefined)
+      return this.#save({ ...o, status: 'canceled', cancelReason, updateTime: t });
     const { cancelAt: _cancelAt, ...rest } = o;
     return this.#save({ ...rest, status: 'canceled', cancelReason, updateTime: t });
   }
