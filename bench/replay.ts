@@ -214,17 +214,25 @@ async function exampleFigures(
   };
 }
 
+/**
+ * Replays in a fresh child process this many times; the figures are the run with the least CPU, as
+ * the bare parse they are divided by is the best of its runs (`bareParseCpuMs`). On a shared machine
+ * one run of the same child varies by ±30 %; the least of three is what the code costs.
+ */
+export const REPLAY_RUNS = 3;
+
 async function replayInChild(config: string, recording: string): Promise<ChildResult> {
-  const { stdout } = await run(
-    process.execPath,
-    ['bin/run-ts.js', 'bench/replay-child.ts', config, recording],
-    {
-      cwd: REPO,
-      maxBuffer: 1 << 20,
-    },
-  );
-  const line = stdout.trim().split('\n').pop() ?? '';
-  return JSON.parse(line) as ChildResult;
+  let best: ChildResult | undefined;
+  for (let i = 0; i < REPLAY_RUNS; i++) {
+    const { stdout } = await run(
+      process.execPath,
+      ['bin/run-ts.js', 'bench/replay-child.ts', config, recording],
+      { cwd: REPO, maxBuffer: 1 << 20 },
+    );
+    const r = JSON.parse(stdout.trim().split('\n').pop() ?? '') as ChildResult;
+    if (best === undefined || r.cpuMs < best.cpuMs) best = r;
+  }
+  return best as ChildResult;
 }
 
 const round = (x: number, digits = 3): number => Number(x.toFixed(digits));
