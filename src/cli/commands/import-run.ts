@@ -15,15 +15,9 @@ import { isParquetPath } from '../../market/recording/parquet-reader.ts';
 import { openParquetRecordingWriter } from '../../market/recording/parquet-writer.ts';
 import { openRecordingWriter } from '../../market/recording/writer.ts';
 import type { CliContext } from '../command.ts';
+import { parsePositiveInt } from '../flag-values.ts';
 import type { ImportFlags } from './import.ts';
 import { checkOutputFile } from '../output-file.ts';
-
-function parsePositiveInt(text: string, flag: string): number {
-  const n = /^\d+$/.test(text.trim()) ? Number(text.trim()) : Number.NaN;
-  if (!Number.isSafeInteger(n) || n <= 0)
-    throw new BadInputError(`${flag} must be a positive integer, got ${JSON.stringify(text)}`);
-  return n;
-}
 
 function checkSymbol(text: string): string {
   if (!/^[A-Za-z0-9_-]{1,64}$/.test(text))

@@ -8,15 +8,8 @@ import { convertRecording } from '../../market/recording/convert.ts';
 import { isParquetPath } from '../../market/recording/parquet-reader.ts';
 import { createRootLogger } from '../../obs/logger.ts';
 import type { CliContext } from '../command.ts';
+import { parsePositiveInt } from '../flag-values.ts';
 import { MIN_INTERVAL_MS, type RecordFlags } from './record.ts';
-
-/** A positive integer flag value; BadInputError naming the flag otherwise. */
-function parsePositiveInt(text: string, flag: string): number {
-  const n = /^\d+$/.test(text.trim()) ? Number(text.trim()) : Number.NaN;
-  if (!Number.isSafeInteger(n) || n <= 0)
-    throw new BadInputError(`${flag} must be a positive integer, got ${JSON.stringify(text)}`);
-  return n;
-}
 
 export async function runRecord(flags: RecordFlags, ctx: CliContext): Promise<void> {
   const intervalMs = parsePositiveInt(flags.intervalMs, '--interval-ms');

@@ -50,7 +50,7 @@ import {
   batchOutcomesFromWire,
   cancelOutcomeFromWire,
   contractFromWire,
-  CURRENT_PLAN_PAGE_MAX,
+  currentPlanPageIsFull,
   placeEntryToWire,
   planEntryToWire,
   tickerFromWire,
@@ -490,10 +490,9 @@ export class SimPort implements ExchangePort {
       undefined,
       (body) => {
         const rows = body as readonly SimPlan[];
-        // As currentPlanPageFromWire reads the bare array: a full page says more may follow.
         return {
           plans: rows.map((x) => this.#planReport(x)),
-          nextPage: rows.length >= (q.limit ?? CURRENT_PLAN_PAGE_MAX),
+          nextPage: currentPlanPageIsFull(rows.length, q.limit),
         };
       },
       undefined,

@@ -310,6 +310,11 @@ export function currentPlanPageFromWire(
 ): PlanPage {
   return {
     plans: reply.list.map(planReportFromWire),
-    nextPage: reply.nextPage ?? reply.list.length >= (limit ?? CURRENT_PLAN_PAGE_MAX),
+    nextPage: reply.nextPage ?? currentPlanPageIsFull(reply.list.length, limit),
   };
+}
+
+/** A bare currentPlan array that fills its page (`limit`, else the venue's maximum): more may follow. */
+export function currentPlanPageIsFull(rows: number, limit: number | undefined): boolean {
+  return rows >= (limit ?? CURRENT_PLAN_PAGE_MAX);
 }
