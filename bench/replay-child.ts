@@ -1,4 +1,6 @@
-// One backtest in its own process, for bench/replay.ts: its own peak RSS is the replay's alone.
+// One backtest in its own process, for bench/replay.ts: its own peak RSS is the replay's alone. It
+// runs what `capibot backtest` runs (runSpooledBacktest: fills and orders spooled out of the heap),
+// without writing the report.
 //   node bin/run-ts.js bench/replay-child.ts CONFIG RECORDING
 // Prints one JSON line: polls, tickers, wall and CPU milliseconds of the replay (strategy loading
 // excluded), and the process's peak resident set size in bytes.
@@ -9,23 +11,27 @@ if (config === undefined || recording === undefined) {
   process.stderr.write('usage: node bin/run-ts.js bench/replay-child.ts CONFIG RECORDING\n');
   process.exit(2);
 }
-const { prepareBacktest, runBacktest, tree } = await engineModules();
+const { prepareBacktest, runSpooledBacktest, tree } = await engineModules();
 const prepared = await prepareBacktest({ configPath: config, data: recording, env: process.env });
 const cpu0 = process.cpuUsage();
 const t0 = performance.now();
-const record = await runBacktest(prepared);
+const run = await runSpooledBacktest(prepared);
 const wallMs = performance.now() - t0;
 const cpu = process.cpuUsage(cpu0);
+// maxRSS is in kilobytes; read before the spool is counted (its fills are read back from disk).
+const maxRssBytes = process.resourceUsage().maxRSS * 1024;
+let fills = 0;
+run.rows.forEachFill(() => fills++);
+run.rows.close();
 console.log(
   JSON.stringify({
-    polls: record.run.tickers,
-    orders: record.orders.length,
-    fills: record.fills.length,
-    equitySamples: record.equity.length,
+    polls: run.facts.run.tickers,
+    orders: run.orderCounts.placed,
+    fills,
+    equitySamples: run.facts.equity.length,
     wallMs,
     cpuMs: (cpu.user + cpu.system) / 1000,
-    // maxRSS is in kilobytes.
-    maxRssBytes: process.resourceUsage().maxRSS * 1024,
+    maxRssBytes,
     tree,
   }),
 );

@@ -127,6 +127,11 @@ export interface MarginalFigures {
   readonly engineMicrosPerQuietPoll: number;
   /** CPU per order of sma-cross beyond the quiet replay, 1× recording: (sma − idle) ÷ orders (target ≤ 50 µs). */
   readonly engineMicrosPerOrder: number;
+  /**
+   * The same between the 1× and the longer replay, start-up and warm-up cancelled:
+   * ((sma₄ − sma₁) − (idle₄ − idle₁)) ÷ (orders₄ − orders₁).
+   */
+  readonly engineMicrosPerOrderMarginal: number;
   /** The bundled example (`exampleConfig`): its config, marginal CPU µs per poll, the ratio, its orders. */
   readonly exampleConfig?: string;
   readonly exampleReplayMicrosPerPoll?: number;
@@ -311,6 +316,10 @@ export async function benchReplay(
         quietRatioToBareParse: round(perLine / quietPerPoll, 4),
         engineMicrosPerQuietPoll: round(quietPerPoll - micros(tickersFloorMs, lines.length), 2),
         engineMicrosPerOrder: round(micros(one.cpuMs - idleOne.cpuMs, one.orders), 1),
+        engineMicrosPerOrderMarginal: round(
+          micros(four.cpuMs - one.cpuMs - (idleFour.cpuMs - idleOne.cpuMs), four.orders - one.orders),
+          1,
+        ),
         ...(opts.exampleConfig !== undefined
           ? await exampleFigures(opts.exampleConfig, dir, recording, longer, perLine, log)
           : {}),
