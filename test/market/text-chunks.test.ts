@@ -28,7 +28,44 @@ function text(lines: number, longEvery = 0): string {
   return `${out.join('\n')}\n`;
 }
 
+/** Lets the event loop run for `ms` (libuv's reads and inflates complete and are taken in). */
+async function idleFor(ms: number): Promise<void> {
+  for (let i = 0; i < ms / 5; i++) await new Promise<void>((resolve) => setTimeout(resolve, 5));
+}
+
 describe('TextChunkReader', () => {
+  it.each([
+    ['gzip', true],
+    ['plain', false],
+  ])(
+    'reads ahead while the consumer holds a chunk, and only a few chunks ahead (%s)',
+    async (_name, gzip) => {
+      // 8 MiB of text that compresses about 2:1 (a write to zlib then inflates to a chunk or so).
+      let seed = 1;
+      const hex = (): string => {
+        seed = (seed * 48271) % 2147483647;
+        return seed.toString(16).padStart(8, '0');
+      };
+      const lines: string[] = [];
+      for (let i = 0; i < 64 * 1024; i++) lines.push(Array.from({ length: 15 }, hex).join(''));
+      const t = `${lines.join('\n')}\n`;
+      const path = join(tempDir(), gzip ? 'ahead.ndjson.gz' : 'ahead.ndjson');
+      writeFileSync(path, gzip ? gzipSync(t) : t);
+      const r = await TextChunkReader.open(path);
+      const first = await r.next();
+      expect(first?.length).toBeGreaterThan(0);
+      await idleFor(300);
+      // Decoded meanwhile, without being asked for: more than one read gives (a gzip write of 16 KiB
+      // inflates to about 32 KiB of this text)...
+      expect(r.pendingChars).toBeGreaterThan(64 * 1024);
+      // ...but only a few chunks of it, not the file.
+      expect(r.pendingChars).toBeLessThan(2 * 1024 * 1024);
+      let total = first?.length ?? 0;
+      for (let c = await r.next(); c !== undefined; c = await r.next()) total += c.length;
+      expect(total).toBe(t.length);
+    },
+  );
+
   it.each([
     ['gzip', true],
     ['plain', false],
