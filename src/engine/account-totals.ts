@@ -14,12 +14,25 @@ import { unrealizedPnl, type Leg } from '../core/pnl.ts';
 import type { Position } from '../core/positions.ts';
 
 export type Marks = (symbol: SymbolId) => Dec | undefined;
+/** The same marks as nearest doubles (netEstimate). */
+export type MarkNumbers = (symbol: SymbolId) => number | undefined;
 
 interface LegSum {
   readonly symbol: SymbolId;
   readonly leg: Leg;
   qty: Dec;
   cost: Dec;
+  /** The nearest doubles of `qty` and `cost` (netEstimate). */
+  qtyNumber: number;
+  costNumber: number;
+}
+
+/** AccountTotals.netEstimate's answer (written into the caller's object: it is asked every ticker). */
+export interface NetEstimate {
+  /** The account's net PnL as a double, within a few roundings per leg of the exact one. */
+  net: number;
+  /** A bound of the magnitudes it was computed from (core/float-screen.ts). */
+  scale: number;
 }
 
 export interface AccountPnl {
@@ -32,8 +45,13 @@ export interface AccountPnl {
 export class AccountTotals {
   #realized: Dec = ZERO;
   #fees: Dec = ZERO;
-  /** Per symbol and leg (never removed: at most two per symbol). */
+  /** Per symbol and leg (never removed: at most two per symbol); and the same in a list. */
   readonly #legs = new Map<string, LegSum>();
+  readonly #legList: LegSum[] = [];
+  /** closedNet() as the nearest double, until the next fill. */
+  #closedNumber: number | undefined;
+  /** How many of `#legs` hold quantity (hasOpen is asked on every ticker). */
+  #open = 0;
 
   /** One position replaced by the next (a fill folded in); `prev` undefined for a new position. */
   replace(prev: Position | undefined, next: Position): void {
@@ -41,10 +59,18 @@ export class AccountTotals {
     this.#fees = this.#fees.plus(next.fees).minus(prev?.fees ?? ZERO);
     const key = `${next.symbol}|${next.leg}`;
     let sum = this.#legs.get(key);
-    if (sum === undefined)
-      this.#legs.set(key, (sum = { symbol: next.symbol, leg: next.leg, qty: ZERO, cost: ZERO }));
+    if (sum === undefined) {
+      sum = { symbol: next.symbol, leg: next.leg, qty: ZERO, cost: ZERO, qtyNumber: 0, costNumber: 0 };
+      this.#legs.set(key, sum);
+      this.#legList.push(sum);
+    }
+    const wasOpen = !sum.qty.eq(0);
     sum.qty = sum.qty.plus(next.qty).minus(prev?.qty ?? ZERO);
     sum.cost = sum.cost.plus(next.cost).minus(prev?.cost ?? ZERO);
+    sum.qtyNumber = sum.qty.toNumber();
+    sum.costNumber = sum.cost.toNumber();
+    this.#open += Number(!sum.qty.eq(0)) - Number(wasOpen);
+    this.#closedNumber = undefined;
   }
 
   /** One term per symbol and leg (footprint.ts). */
@@ -59,8 +85,7 @@ export class AccountTotals {
 
   /** True when some leg holds quantity. */
   hasOpen(): boolean {
-    for (const s of this.#legs.values()) if (!s.qty.eq(0)) return true;
-    return false;
+    return this.#open > 0;
   }
 
   /** Unrealised PnL of the open quantity at `marks` (a symbol without a mark counts nothing). */
@@ -72,6 +97,30 @@ export class AccountTotals {
       if (m !== undefined) u = u.plus(unrealizedPnl(s.leg, s.qty, s.cost, m));
     }
     return u;
+  }
+
+  /**
+   * `pnl(marks).net` as a double, with the scale of its operands, written into `out`: for the
+   * screens of core/float-screen.ts (the drawdown breaker asks on every ticker), never for counting.
+   * A few roundings per open leg: each double is the nearest of an exact value (quantity, cost,
+   * mark), then one product, one difference and one sum.
+   */
+  netEstimate(marks: MarkNumbers, out: NetEstimate): void {
+    const closed = (this.#closedNumber ??= this.closedNet().toNumber());
+    let net = closed;
+    let scale = Math.abs(closed);
+    if (this.#open > 0) {
+      for (const s of this.#legList) {
+        if (s.qtyNumber === 0) continue;
+        const m = marks(s.symbol);
+        if (m === undefined) continue;
+        const value = s.qtyNumber * m;
+        net += s.leg === 'long' ? value - s.costNumber : s.costNumber - value;
+        scale += Math.abs(value) + Math.abs(s.costNumber);
+      }
+    }
+    out.net = net;
+    out.scale = scale + Math.abs(net);
   }
 
   /** The account's PnL at `marks`, as `summarize` over the whole book gives it. */

@@ -42,6 +42,8 @@ import type { IntentPipeline } from './intent-pipeline.ts';
 import { Counters, engineMetrics, type EngineMetrics } from './metrics.ts';
 import { OpenOrders } from './open-orders.ts';
 import type { OrderUpdates } from './order-updates.ts';
+import { TickerView } from '../core/ticker-view.ts';
+import type { NetEstimate } from './account-totals.ts';
 import { Portfolio } from './portfolio.ts';
 import type { RiskView } from './risk-view.ts';
 import { instantiateStrategies, timerPulses } from './strategy-hosting.ts';
@@ -76,6 +78,8 @@ class EngineImpl implements Engine {
   readonly #portfolio = new Portfolio();
   /** The latest ticker per symbol; its exact `last` is the mark (decoded only when read). */
   readonly #latest = new Map<SymbolId, Ticker>();
+  /** #checkDrawdown's scratch: the account's net PnL as a double (Portfolio.netEstimate). */
+  readonly #estimate: NetEstimate = { net: 0, scale: 0 };
   /** Live orders, with their exposure kept summed for the risk gate. */
   readonly #open = new OpenOrders();
   readonly #guardian: TradingGuard;
@@ -294,8 +298,19 @@ class EngineImpl implements Engine {
   }
 
   readonly #mark = (symbol: SymbolId): Dec | undefined => this.#latest.get(symbol)?.last;
+  /**
+   * The same mark as its nearest double, without decoding it where the ticker already holds it (a
+   * TickerView's `price` is Number() of the `last` text; any other Ticker converts its exact `last`).
+   */
+  readonly #markNumber = (symbol: SymbolId): number | undefined => {
+    const t = this.#latest.get(symbol);
+    return t === undefined ? undefined : t instanceof TickerView ? t.price : t.last.toNumber();
+  };
 
   #checkDrawdown(): void {
+    // Screened in doubles first (TradingGuard.surelyUnchanged): the exact account only when close.
+    this.#portfolio.netEstimate(this.#markNumber, this.#estimate);
+    if (this.#guardian.surelyUnchanged(this.#estimate)) return;
     this.#tradingChanged(this.#guardian.onNetPnl(this.#portfolio.accountNet(this.#mark)));
   }
 

@@ -16,7 +16,7 @@ import {
 import type { FillReport } from '../core/reports.ts';
 import type { HedgePosition } from '../risk/exposure.ts';
 import type { PnlSnapshot, PositionSnapshot } from '../strategy/types.ts';
-import { AccountTotals, type Marks } from './account-totals.ts';
+import { AccountTotals, type MarkNumbers, type Marks, type NetEstimate } from './account-totals.ts';
 
 export type { Marks } from './account-totals.ts';
 
@@ -111,6 +111,11 @@ export class Portfolio {
     const closed = (this.#closedNet ??= this.#account.closedNet());
     if (!this.#account.hasOpen()) return closed;
     return closed.plus(this.#account.unrealized(marks));
+  }
+
+  /** `accountNet(marks)` as a double with its scale (AccountTotals.netEstimate), for screens only. */
+  netEstimate(marks: MarkNumbers, out: NetEstimate): void {
+    this.#account.netEstimate(marks, out);
   }
 
   /** Account-wide legs per symbol (every strategy together), for the risk gate. */

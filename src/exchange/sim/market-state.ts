@@ -137,6 +137,8 @@ class SymbolSlot implements Liquidities {
   }
 }
 
+const bySnapshotIndex = (a: SymbolSlot, b: SymbolSlot): number => a.index - b.index;
+
 /** The latest ticker of one symbol (see MarketState.latest). */
 export interface LatestTicker {
   readonly symbol: string;
@@ -161,6 +163,21 @@ export class MarketState {
   #repeats = false;
   #views: readonly TickerView[] | undefined;
   readonly #cap: Dec | undefined;
+  /**
+   * `viewsOf`'s symbols resolved to slots, for the last set it was given: a backtest asks for the
+   * same set (its strategies' symbols) on every poll. Resolved again when another set comes, when
+   * the set's size changes, or when a symbol is seen for the first time.
+   */
+  #watched:
+    | {
+        readonly of: ReadonlySet<string>;
+        readonly size: number;
+        readonly seen: number;
+        readonly slots: SymbolSlot[];
+      }
+    | undefined;
+  /** `viewsOf`'s scratch list of the slots present in the latest snapshot (emptied after each call). */
+  readonly #present: SymbolSlot[] = [];
 
   /** `liquidityPerSnapshot`: what each snapshot offers per symbol and side (undefined: unlimited). */
   constructor(liquidityPerSnapshot: Dec | undefined) {
@@ -230,6 +247,11 @@ export class MarketState {
     return this.#slots.get(symbol)?.book();
   }
 
+  /** The TickerView of the symbol's latest ticker (what `book` and `mark` decode from). */
+  latestView(symbol: string): TickerView | undefined {
+    return this.#slots.get(symbol)?.view();
+  }
+
   /** The mark price of the symbol's latest ticker; undefined when it has none (or it is ≤ 0). */
   mark(symbol: string): Dec | undefined {
     const s = this.#slots.get(symbol);
@@ -262,9 +284,35 @@ export class MarketState {
    */
   viewsOf(symbols: ReadonlySet<string>): readonly TickerView[] {
     if (this.#repeats) return this.views().filter((v) => symbols.has(v.symbol));
+    const slots = this.#slotsOf(symbols);
+    const present = this.#present;
+    let ordered = true;
+    for (let i = 0; i < slots.length; i++) {
+      const s = slots[i] as SymbolSlot;
+      if (s.snapshot !== this.#snapshot) continue;
+      const before = present[present.length - 1];
+      if (before !== undefined && before.index > s.index) ordered = false;
+      present.push(s);
+    }
+    if (!ordered) present.sort(bySnapshotIndex);
     const out: TickerView[] = [];
-    for (const s of this.#present(symbols)) out.push(s.view());
+    for (let i = 0; i < present.length; i++) out.push((present[i] as SymbolSlot).view());
+    present.length = 0;
     return out;
+  }
+
+  /** The slots of the symbols of `symbols` seen so far (see `#watched`). */
+  #slotsOf(symbols: ReadonlySet<string>): readonly SymbolSlot[] {
+    const w = this.#watched;
+    if (w !== undefined && w.of === symbols && w.size === symbols.size && w.seen === this.#seen.length)
+      return w.slots;
+    const slots: SymbolSlot[] = [];
+    for (const symbol of symbols) {
+      const s = this.#slots.get(symbol);
+      if (s !== undefined) slots.push(s);
+    }
+    this.#watched = { of: symbols, size: symbols.size, seen: this.#seen.length, slots };
+    return slots;
   }
 
   /**
@@ -279,17 +327,17 @@ export class MarketState {
       for (let i = 0; i < rows.size; i++) if (wanted.has(rows.symbolAt(i))) out.push(rows.symbolAt(i));
       return out;
     }
-    return this.#present(symbols).map((s) => s.symbol);
+    return this.#presentSlots(symbols).map((s) => s.symbol);
   }
 
   /** The slots of `symbols` held by the latest snapshot, in its order (no symbol repeats there). */
-  #present(symbols: Iterable<string>): SymbolSlot[] {
+  #presentSlots(symbols: Iterable<string>): SymbolSlot[] {
     const out: SymbolSlot[] = [];
     for (const symbol of symbols) {
       const s = this.#slots.get(symbol);
       if (s !== undefined && s.snapshot === this.#snapshot) out.push(s);
     }
-    if (out.length > 1) out.sort((a, b) => a.index - b.index);
+    if (out.length > 1) out.sort(bySnapshotIndex);
     return out;
   }
 

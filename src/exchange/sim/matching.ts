@@ -161,6 +161,7 @@ export class MatchingCore {
           }
         },
         price: (symbol, source) => this.#watchedPrice(symbol, source),
+        priceNumber: (symbol, source) => this.#watchedPriceNumber(symbol, source),
         inSnapshotOrder: (symbols) => this.market.inSnapshotOrder(symbols),
       },
       config,
@@ -378,7 +379,11 @@ export class MatchingCore {
       else this.#finishCancel(next.order, this.#now);
     }
     this.#now = target;
-    if (this.#retention !== undefined) this.#forgetOrders(this.#retention.due(target));
+    if (this.#retention !== undefined) {
+      // Mostly nothing is due: no loop then (iterating the frozen empty answer allocates).
+      const gone = this.#retention.due(target);
+      if (gone.length > 0) this.#forgetOrders(gone);
+    }
     this.#plans.advance(target);
   }
 
@@ -527,6 +532,18 @@ export class MatchingCore {
       if (mark !== undefined) return mark;
     }
     return this.market.book(symbol)?.last;
+  }
+
+  /**
+   * `#watchedPrice` as the nearest double (TickerView's numbers are Number() of the same texts), or
+   * NaN where only the exact price can tell: no snapshot, or a price that is not positive (the exact
+   * path then falls back or finds none).
+   */
+  #watchedPriceNumber(symbol: string, source: TriggerSource): number {
+    const v = this.market.latestView(symbol);
+    if (v === undefined) return Number.NaN;
+    const n = source === 'mark' && v.mark !== undefined ? v.mark : v.price;
+    return n > 0 ? n : Number.NaN;
   }
 
   #validate(symbol: string, req: SimOrderRequest): VenueReject | undefined {
@@ -722,6 +739,8 @@ export class MatchingCore {
 
   /** The earliest pending activation or cancel completion due at or before `until`. */
   #nextDue(until: number): { at: number; order: SimOrder } | undefined {
+    // Called at every advance of the clock, mostly with nothing timed: no iterator then.
+    if (this.#timed.size === 0) return undefined;
     let best: { at: number; order: SimOrder } | undefined;
     for (const id of this.#timed) {
       const o = this.#orders.get(id);

@@ -28,6 +28,7 @@
 // Cost: nothing per snapshot while no plan is armed; otherwise the armed symbols of the snapshot
 // only (an index by symbol), never a scan of every plan.
 import type { Dec } from '../../core/decimal.ts';
+import { surelyBelowNearest } from '../../core/float-screen.ts';
 import { sumSizes, type Footprint } from '../../core/footprint.ts';
 import { isOpening, type OrderSide } from '../../core/orders.ts';
 import { SIM_COMPACT_MIN_DEAD } from './compaction.ts';
@@ -67,6 +68,11 @@ export interface PlanHost {
   placeChild(symbol: string, req: SimOrderRequest): PlaceResult;
   /** The watched price in the symbol's latest snapshot. */
   price(symbol: string, source: TriggerSource): Dec | undefined;
+  /**
+   * The nearest double of what `price` would answer (the snapshot's own conversion of the same text,
+   * without decoding it exactly), or NaN when only `price` can tell (no price, not positive).
+   */
+  priceNumber(symbol: string, source: TriggerSource): number;
   /** The symbols among `symbols` held by the latest snapshot, in its order. */
   inSnapshotOrder(symbols: Iterable<string>): string[];
 }
@@ -149,6 +155,14 @@ function closeOf(side: OrderSide): OrderSide {
 
 function fires(direction: TriggerDirection, price: Dec, trigger: Dec): boolean {
   return direction === 'rise' ? price.gte(trigger) : price.lte(trigger);
+}
+
+/**
+ * True when `fires` is certain to say no, from the nearest doubles of the price and the trigger
+ * (core/float-screen.ts): a resting stop is checked against every snapshot, and is almost never close.
+ */
+function surelyNotFiring(direction: TriggerDirection, price: number, trigger: number): boolean {
+  return direction === 'rise' ? surelyBelowNearest(price, trigger) : surelyBelowNearest(trigger, price);
 }
 
 export class SimPlans {
@@ -295,10 +309,19 @@ export class SimPlans {
       if (ids === undefined || ids.size === 0) continue;
       let last: Dec | undefined;
       let mark: Dec | undefined;
+      let lastNumber: number | undefined;
+      let markNumber: number | undefined;
       const fired: SimPlan[] = [];
       for (const id of ids) {
         let p = this.#plans.get(id);
         if (p === undefined) continue;
+        if (p.direction !== undefined) {
+          const n =
+            p.triggerSource === 'mark'
+              ? (markNumber ??= host.priceNumber(symbol, 'mark'))
+              : (lastNumber ??= host.priceNumber(symbol, 'last'));
+          if (surelyNotFiring(p.direction, n, p.triggerPrice.toNumber())) continue;
+        }
         const price =
           p.triggerSource === 'mark'
             ? (mark ??= host.price(symbol, 'mark'))

@@ -128,6 +128,11 @@ describe('MarketState', () => {
           market.install(rowsFor(tickers, t, lazy), t);
           eager.install(tickers, t);
           check(market, eager, wanted);
+          // Another set of the same symbols: viewsOf resolves a set once and keeps it while that set
+          // comes back (the checks use one set throughout, across snapshots; this one does not).
+          expect(market.viewsOf(new Set(w)).map((v) => v.wire)).toEqual(
+            eager.tickers.filter((x) => wanted.has(x.symbol)),
+          );
           for (const x of s.take) {
             const symbol = UNIVERSE[x.symbol] as string;
             const liq = market.liquidity(symbol);

@@ -1,6 +1,7 @@
 // Plan (trigger) orders in the simulator, through the in-process port (virtual time): trigger
 // direction, market and limit children, a close larger than the position, cancel, expiry, paging,
 // preset TP/SL with their lag, the child's client_oid, mark-price triggers and faults.
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { dec } from '../../../src/core/decimal.ts';
 import { OutcomeUnknownError, RateLimitedError } from '../../../src/core/errors.ts';
@@ -385,4 +386,47 @@ describe('simulator plan reads in-process', () => {
       expect((await p.currentPlans({ symbol: BTC })).plans).toEqual([]);
     });
   }
+});
+
+describe('simulator plan triggers, decided exactly', () => {
+  // The trigger check screens each snapshot with doubles first (core/float-screen.ts): a plan must
+  // still fire at exactly the first snapshot whose price reaches the trigger, for prices equal to it
+  // or a hair on either side, rising and falling, on the last price and on the mark price. (Placed
+  // at a last of 150: a trigger above rises, one below falls.)
+  const offsets = ['0', '1e-12', '-1e-12', '1e-8', '-1e-8', '0.05', '-0.05', '3', '-3'];
+  it('fires at the first snapshot the exact comparison says, however close', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 1, max: 999 }),
+        fc.boolean(),
+        fc.constantFrom<'last' | 'mark'>('last', 'mark'),
+        fc.array(fc.constantFrom(...offsets), { minLength: 1, maxLength: 8 }),
+        async (tenths, rise, source, moves) => {
+          const trigger = dec(rise ? 200 : 50).plus(dec(tenths).div(10));
+          const clock = { t: T0, now: () => clock.t };
+          const p = new SimPort({ clock, seed: 5, planTriggerSource: source });
+          const snapshot = (price: string): void => {
+            clock.t += 1000;
+            const t = ticker('cmt_btcusdt', price, price, price);
+            p.applyTickers(clock.t, [source === 'mark' ? { ...t, markPrice: price, last: '150' } : t]);
+          };
+          snapshot('150');
+          const r = await p.placePlan(BTC, plan('x', 'open_long', '0.01', trigger.toFixed()));
+          expect(r.outcome).toBe('accepted');
+          let firedAt = -1;
+          for (const [i, move] of moves.entries()) {
+            const price = trigger.plus(dec(move));
+            snapshot(price.toFixed());
+            const open = (await p.currentPlans({})).plans.length === 1;
+            const reached = rise ? price.gte(trigger) : price.lte(trigger);
+            if (firedAt === -1) {
+              expect(open).toBe(!reached);
+              if (reached) firedAt = i;
+            }
+          }
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
 });
