@@ -261,6 +261,12 @@ export const FIGURES: readonly Figure[] = [
     label: 'Control: the same grid as a local sweep, 1 thread ÷ 2 threads',
   },
   {
+    section: 'sweepQueue',
+    key: 'processSpeedup',
+    label:
+      'Control: two `capibot backtest` processes of the month, one after the other ÷ side by side (no sweep)',
+  },
+  {
     section: 'sharedBudget',
     key: 'utilisation',
     label:

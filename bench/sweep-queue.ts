@@ -2,7 +2,9 @@
 // `capibot sweep --queue` with one `capibot worker` (concurrency 1), then with two, side by side in
 // one run against a fresh redis-server. Reported as the ratio of wall times (one ÷ two); the target
 // is ≥ 1.6 on 2 cores. On a shared machine the ratio drops when another process holds a core, so
-// the same grid is also run as a local sweep on 1 and 2 threads: that ratio is the machine's ceiling.
+// two controls come with it: the same grid as a local sweep on 1 and 2 threads, and two plain
+// `capibot backtest` processes run one after the other and then side by side (no sweep, no queue):
+// that last ratio is what the machine gives two backtests at once.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -21,6 +23,12 @@ export interface SweepQueueBench {
   readonly cores: number;
   /** The control: the same grid as a local sweep, `--workers 1` ÷ `--workers 2` (what the machine allows). */
   readonly localSpeedup: number;
+  /**
+   * The machine's own ceiling, with no sweep at all: two `capibot backtest` processes of the same
+   * month, one after the other ÷ both at once (wall time). Two cores that really run two backtests
+   * side by side give about 2.
+   */
+  readonly processSpeedup: number;
 }
 
 const CLI = 'bin/capibot.js';
@@ -134,6 +142,14 @@ export async function benchSweepQueue(): Promise<SweepQueueBench> {
     };
     const localOne = await local(1);
     const localTwo = await local(2);
+    const backtest = (name: string): Promise<void> =>
+      run(['backtest', '--config', CONFIG, '--out', join(dir, name)]);
+    const t0 = performance.now();
+    await backtest('seq1');
+    await backtest('seq2');
+    const t1 = performance.now();
+    await Promise.all([backtest('par1'), backtest('par2')]);
+    const t2 = performance.now();
     return {
       points: 4,
       oneWorkerSeconds: Math.round(one * 100) / 100,
@@ -141,6 +157,7 @@ export async function benchSweepQueue(): Promise<SweepQueueBench> {
       speedup: Math.round((one / two) * 1000) / 1000,
       cores: availableParallelism(),
       localSpeedup: Math.round((localOne / localTwo) * 1000) / 1000,
+      processSpeedup: Math.round(((t1 - t0) / (t2 - t1)) * 1000) / 1000,
     };
   } finally {
     redis?.stop();
