@@ -24,6 +24,7 @@ export const KERNELS = {
   'src/risk/closable.ts': ['test/risk/closable*.test.ts'],
   'src/reconcile/plan-rows.ts': ['test/reconcile/plan-rows*.test.ts'],
   'src/engine/account-totals.ts': ['test/engine/account-totals*.test.ts'],
+  'src/core/float-screen.ts': ['test/core/float-screen*.test.ts'],
   'src/store/compact-id-set.ts': ['test/store/compact-id-set*.test.ts'],
   'src/reconcile/round-orders.ts': [
     'test/reconcile/round-orders.test.ts',

@@ -109,8 +109,10 @@ export class AccountTotals {
     const closed = (this.#closedNumber ??= this.closedNet().toNumber());
     let net = closed;
     let scale = Math.abs(closed);
+    // Stryker disable next-line ConditionalExpression,EqualityOperator: a shortcut; flat legs add 0.
     if (this.#open > 0) {
       for (const s of this.#legList) {
+        // Stryker disable next-line ConditionalExpression: a flat leg's cost is 0: it would add 0.
         if (s.qtyNumber === 0) continue;
         const m = marks(s.symbol);
         if (m === undefined) continue;

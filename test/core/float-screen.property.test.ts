@@ -50,6 +50,14 @@ describe('surelyBelowNearest', () => {
     );
   });
 
+  it('leaves close calls to the exact values: doubles closer than the margin are not decided', () => {
+    // Adjacent doubles would be safe to decide for nearest doubles alone, but callers pass doubles a
+    // few roundings off (the margin is what makes those safe): the screen keeps its margin for all.
+    expect(surelyBelowNearest(1, 1 + 2 ** -45)).toBe(false);
+    expect(surelyBelowNearest(-1 - 2 ** -45, -1)).toBe(false);
+    expect(surelyBelowNearest(1, 1 + 2 ** -35)).toBe(true);
+  });
+
   it('never decides NaN or a tie', () => {
     expect(surelyBelowNearest(Number.NaN, 1)).toBe(false);
     expect(surelyBelowNearest(1, Number.NaN)).toBe(false);

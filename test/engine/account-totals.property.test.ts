@@ -9,6 +9,7 @@ import { orderId, strategyId, symbolId, tradeId, type SymbolId } from '../../src
 import { ORDER_SIDES, type OrderSide } from '../../src/core/orders.ts';
 import { summarize } from '../../src/core/positions.ts';
 import type { FillReport } from '../../src/core/reports.ts';
+import type { NetEstimate } from '../../src/engine/account-totals.ts';
 import { Portfolio } from '../../src/engine/portfolio.ts';
 
 const SYMBOLS = [symbolId('cmt_btcusdt'), symbolId('cmt_ethusdt'), symbolId('cmt_solusdt')];
@@ -68,6 +69,16 @@ describe('the account PnL kept fill by fill', () => {
           // The same representation, not only the same value (reports print them).
           expect(got.net.toFixed()).toBe(want.netPnl.toFixed());
           expect(p.accountNet(marks).toFixed()).toBe(want.netPnl.toFixed());
+          // With no leg open the net is the closed net, the same object until the next fill.
+          const open = [...p.book.values()].some((x) => !x.qty.eq(0));
+          if (!open) expect(p.accountNet(marks)).toBe(p.accountNet(marks));
+          // The double estimate (for the screens of core/float-screen.ts): within a few roundings.
+          const estimate: NetEstimate = { net: 0, scale: 0 };
+          p.netEstimate((s) => marks(s)?.toNumber(), estimate);
+          expect(Math.abs(estimate.net - want.netPnl.toNumber())).toBeLessThanOrEqual(
+            2 ** -46 * estimate.scale,
+          );
+          expect(estimate.scale).toBeGreaterThanOrEqual(Math.abs(want.netPnl.toNumber()));
         });
       }),
       { numRuns: 300 },
