@@ -7,6 +7,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { dec, type Dec } from '../../src/core/decimal.ts';
 import { orderId, strategyId, symbolId, tradeId, type SymbolId } from '../../src/core/ids.ts';
+import { ORDER_SIDES } from '../../src/core/orders.ts';
 import type { FillReport } from '../../src/core/reports.ts';
 import type { NetEstimate } from '../../src/engine/account-totals.ts';
 import { Portfolio } from '../../src/engine/portfolio.ts';
@@ -21,7 +22,7 @@ const decimal = (max: number, places: number): fc.Arbitrary<Dec> =>
 
 const fillArb = fc.record({
   symbol: fc.constantFrom(...SYMBOLS),
-  side: fc.constantFrom('open_long', 'open_short', 'close_long', 'close_short'),
+  side: fc.constantFrom(...ORDER_SIDES),
   size: decimal(3, 3),
   price: decimal(100_000, 1),
   fee: decimal(5, 6),
@@ -71,7 +72,7 @@ describe('the drawdown breaker screened in doubles', () => {
               realizedPnl: dec(0),
               createdTime: i,
             };
-            p.applyFill(fill, strategyId('s'), f.side as never);
+            p.applyFill(fill, strategyId('s'), f.side);
           });
           const marks = (s: SymbolId): Dec | undefined => (s === SYMBOLS[0] ? markTable.btc : markTable.eth);
           const limits = riskLimits({

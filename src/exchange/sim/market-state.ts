@@ -280,7 +280,9 @@ export class MarketState {
 
   /**
    * The views of the latest snapshot's tickers of `symbols` only, in the snapshot's order: what
-   * `views()` filtered by symbol gives, without looking at (or decoding) any other ticker.
+   * `views()` filtered by symbol gives, without looking at (or decoding) any other ticker. `symbols`
+   * is read as a fixed set (see `#watched`): to ask for other symbols, pass another set, not the same
+   * one changed in place.
    */
   viewsOf(symbols: ReadonlySet<string>): readonly TickerView[] {
     if (this.#repeats) return this.views().filter((v) => symbols.has(v.symbol));

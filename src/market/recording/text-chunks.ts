@@ -1,6 +1,7 @@
 // Streaming text out of a file that may be gzip-compressed (detected by its magic bytes), in
 // bounded chunks, pulled by the consumer: a few chunks are read ahead of what it asked for, no more,
-// so memory stays flat whatever the file size. Shared by the recording reader, the importers and the bench.
+// so memory stays flat whatever the file size. Shared by the recording reader, the importers and the
+// bench.
 //
 // Why not `for await (const chunk of createReadStream(...).pipe(createGunzip()))`: when zlib fails
 // on a truncated file, Node's stream iterator destroys the stream and drops text already decoded but
