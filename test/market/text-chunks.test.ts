@@ -69,6 +69,34 @@ describe('TextChunkReader', () => {
   it.each([
     ['gzip', true],
     ['plain', false],
+  ])(
+    'closes with a block still being read ahead, without a hang or a stray error (%s)',
+    async (_name, gzip) => {
+      const t = `${'{"t":1}\n'.repeat(200_000)}`;
+      const path = join(tempDir(), gzip ? 'close.ndjson.gz' : 'close.ndjson');
+      writeFileSync(path, gzip ? gzipSync(t) : t);
+      const stray: unknown[] = [];
+      const onStray = (e: unknown): void => void stray.push(e);
+      process.on('unhandledRejection', onStray);
+      try {
+        for (let i = 0; i < 10; i++) {
+          const r = await TextChunkReader.open(path);
+          expect((await r.next())?.length).toBeGreaterThan(0);
+          if (i % 2 === 1) await idleFor(5);
+          await r.close();
+          expect(await r.next()).toBeUndefined();
+        }
+        await idleFor(50);
+      } finally {
+        process.off('unhandledRejection', onStray);
+      }
+      expect(stray).toEqual([]);
+    },
+  );
+
+  it.each([
+    ['gzip', true],
+    ['plain', false],
   ])('hands out the text exactly, each chunk ending on a line end (%s)', async (_name, gzip) => {
     const t = text(60);
     const path = join(tempDir(), gzip ? 'a.ndjson.gz' : 'a.ndjson');

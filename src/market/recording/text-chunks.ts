@@ -64,6 +64,8 @@ export class TextChunkReader {
   private endKind: StreamEnd = 'complete';
   private wake: (() => void) | undefined;
   private released = false;
+  /** `close()` was called: nothing more is handed out. */
+  private closed = false;
   /** The block being read, if any (see `readAhead`). */
   private pumping: Promise<void> | undefined;
   /** A gzip file's bytes read and not yet written to zlib: from `compressedAt` on. */
@@ -125,6 +127,8 @@ export class TextChunkReader {
 
   async next(): Promise<string | undefined> {
     for (;;) {
+      // A block still being read when the reader was closed may land in the queue: not handed out.
+      if (this.closed) return undefined;
       const chunk = this.queue.shift();
       if (chunk !== undefined) {
         if (chunk.length === 0) continue;
@@ -174,6 +178,7 @@ export class TextChunkReader {
   /** Stops reading and releases the file (safe to call more than once). */
   async close(): Promise<void> {
     this.finished = true;
+    this.closed = true;
     this.queue.length = 0;
     this.gunzip?.destroy();
     await this.release();
