@@ -45,7 +45,7 @@ export interface AccountPnl {
 export class AccountTotals {
   #realized: Dec = ZERO;
   #fees: Dec = ZERO;
-  /** Per symbol and leg (never removed: at most two per symbol); and the same in a list. */
+  /** Per symbol and leg (never removed: at most two per symbol), by key and in a list (to iterate). */
   readonly #legs = new Map<string, LegSum>();
   readonly #legList: LegSum[] = [];
   /** closedNet() as the nearest double, until the next fill. */
@@ -91,7 +91,7 @@ export class AccountTotals {
   /** Unrealised PnL of the open quantity at `marks` (a symbol without a mark counts nothing). */
   unrealized(marks: Marks): Dec {
     let u = ZERO;
-    for (const s of this.#legs.values()) {
+    for (const s of this.#legList) {
       if (s.qty.eq(0)) continue;
       const m = marks(s.symbol);
       if (m !== undefined) u = u.plus(unrealizedPnl(s.leg, s.qty, s.cost, m));

@@ -286,17 +286,7 @@ export class MarketState {
    */
   viewsOf(symbols: ReadonlySet<string>): readonly TickerView[] {
     if (this.#repeats) return this.views().filter((v) => symbols.has(v.symbol));
-    const slots = this.#slotsOf(symbols);
-    const present = this.#present;
-    let ordered = true;
-    for (let i = 0; i < slots.length; i++) {
-      const s = slots[i] as SymbolSlot;
-      if (s.snapshot !== this.#snapshot) continue;
-      const before = present[present.length - 1];
-      if (before !== undefined && before.index > s.index) ordered = false;
-      present.push(s);
-    }
-    if (!ordered) present.sort(bySnapshotIndex);
+    const present = this.#inSnapshot(this.#slotsOf(symbols), this.#present);
     const out: TickerView[] = [];
     for (let i = 0; i < present.length; i++) out.push((present[i] as SymbolSlot).view());
     present.length = 0;
@@ -334,12 +324,28 @@ export class MarketState {
 
   /** The slots of `symbols` held by the latest snapshot, in its order (no symbol repeats there). */
   #presentSlots(symbols: Iterable<string>): SymbolSlot[] {
-    const out: SymbolSlot[] = [];
+    const slots: SymbolSlot[] = [];
     for (const symbol of symbols) {
       const s = this.#slots.get(symbol);
-      if (s !== undefined && s.snapshot === this.#snapshot) out.push(s);
+      if (s !== undefined) slots.push(s);
     }
-    if (out.length > 1) out.sort(bySnapshotIndex);
+    return this.#inSnapshot(slots, []);
+  }
+
+  /**
+   * Appends to `out` the slots among `slots` that the latest snapshot holds, in its order (no symbol
+   * repeats there; sorted only when they come out of order), and returns `out`.
+   */
+  #inSnapshot(slots: readonly SymbolSlot[], out: SymbolSlot[]): SymbolSlot[] {
+    let ordered = true;
+    for (let i = 0; i < slots.length; i++) {
+      const s = slots[i] as SymbolSlot;
+      if (s.snapshot !== this.#snapshot) continue;
+      const before = out[out.length - 1];
+      if (before !== undefined && before.index > s.index) ordered = false;
+      out.push(s);
+    }
+    if (!ordered) out.sort(bySnapshotIndex);
     return out;
   }
 
