@@ -1,7 +1,10 @@
 // An append-only file of text lines outside the heap: where a backtest's retired rows go (issue #24:
 // a backtest's memory must not grow with its orders). Synchronous, like the store it serves. Lines
-// are buffered and written in large blocks; a read flushes first, then streams the file in chunks, so
-// reading it back never holds more than one chunk and one line.
+// are encoded at once into one reused block outside the JavaScript heap and written when it is full;
+// a read flushes first, then streams the file in chunks, so reading it back never holds more than one
+// chunk and one line. (Lines used to wait as strings until a megabyte of them was written: a long
+// backtest's retired rows then all lived long enough to be promoted to V8's old generation, whose
+// size follows what it promotes. Encoded at once, the strings die young.)
 //
 // The file is made on the first append, in a fresh directory under os.tmpdir() (TMPDIR), and its name
 // is removed at once: the open descriptor keeps the data until close(), and nothing is left behind
@@ -25,6 +28,9 @@ import { StoreError } from '../core/errors.ts';
 /** Bytes buffered before a write, and read per chunk. */
 const BLOCK = 1 << 20;
 
+/** A line whose UTF-8 form cannot fit in the space left of a block (3 bytes per UTF-16 code unit at most). */
+const MAX_BYTES_PER_CHAR = 3;
+
 /** Spill directories still open in this process (removed at exit). */
 const open = new Set<string>();
 let hooked = false;
@@ -38,8 +44,10 @@ export class SpillFile {
   readonly #name: string;
   #dir: string | undefined;
   #fd: number | undefined;
-  #pending: string[] = [];
-  #pendingChars = 0;
+  /** The block being filled (made on the first append, kept for the file's life). */
+  #block: Buffer | undefined;
+  /** Bytes of `#block` in use. */
+  #used = 0;
   #lines = 0;
   #bytes = 0;
 
@@ -53,16 +61,24 @@ export class SpillFile {
     return this.#lines;
   }
 
-  /** Bytes on disk (after the next flush: pending lines included). */
+  /** Bytes of the file (after the next flush: the block being filled included). */
   get bytes(): number {
-    return this.#bytes + this.#pendingChars;
+    return this.#bytes + this.#used;
   }
 
   /** Appends one line (no newline inside); returns its index (0-based, since the last clear). */
   append(line: string): number {
-    this.#pending.push(line);
-    this.#pendingChars += line.length + 1;
-    if (this.#pendingChars >= BLOCK) this.#flush();
+    const worst = line.length * MAX_BYTES_PER_CHAR + 1;
+    if (worst > BLOCK) {
+      // Longer than a block could ever hold: written on its own, after what waits.
+      this.#flush();
+      this.#write(Buffer.from(line + '\n', 'utf8'));
+    } else {
+      if (this.#used + worst > BLOCK) this.#flush();
+      const block = (this.#block ??= Buffer.allocUnsafe(BLOCK));
+      this.#used += block.write(line, this.#used, 'utf8');
+      block[this.#used++] = 10;
+    }
     return this.#lines++;
   }
 
@@ -92,11 +108,14 @@ export class SpillFile {
   }
 
   #flush(): void {
-    if (this.#pending.length === 0) return;
+    if (this.#used === 0 || this.#block === undefined) return;
+    this.#write(this.#block.subarray(0, this.#used));
+    this.#used = 0;
+  }
+
+  /** Writes `buf` at the end of the file. */
+  #write(buf: Buffer): void {
     const fd = this.#file();
-    const buf = Buffer.from(this.#pending.join('\n') + '\n', 'utf8');
-    this.#pending = [];
-    this.#pendingChars = 0;
     let done = 0;
     while (done < buf.length) done += writeSync(fd, buf, done, buf.length - done, this.#bytes + done);
     this.#bytes += buf.length;
@@ -126,8 +145,7 @@ export class SpillFile {
 
   /** Forgets every line (the file stays, empty, for the next appends). */
   clear(): void {
-    this.#pending = [];
-    this.#pendingChars = 0;
+    this.#used = 0;
     this.#lines = 0;
     this.#bytes = 0;
   }
@@ -135,6 +153,7 @@ export class SpillFile {
   /** Removes the file and its directory. */
   close(): void {
     this.clear();
+    this.#block = undefined;
     if (this.#fd !== undefined) closeSync(this.#fd);
     this.#fd = undefined;
     if (this.#dir !== undefined) {

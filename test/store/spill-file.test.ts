@@ -40,6 +40,17 @@ describe('SpillFile', () => {
     f.close();
   });
 
+  it('keeps lines longer than a block whole and in order, with the short lines around them', () => {
+    const f = new SpillFile('x.ndjson');
+    const huge = '€'.repeat(400_000); // 1.2 MB of UTF-8: more than a block
+    const near = 'a'.repeat(349_000); // fits a block only when the block is nearly empty
+    const lines = ['first', huge, 'between', near, near, 'é', huge, 'last'];
+    for (const l of lines) f.append(l);
+    expect(f.bytes).toBe(lines.reduce((n, l) => n + Buffer.byteLength(l) + 1, 0));
+    expect(readAll(f)).toEqual(lines);
+    f.close();
+  });
+
   it('leaves nothing in TMPDIR from its first line on: the open file alone holds the data', () => {
     const before = new Set(spillDirs());
     const f = new SpillFile('x.ndjson');

@@ -18,6 +18,7 @@
 //   matched, and their children are orders of this core like any other.
 import { dec, decMin, roundToStep, ZERO, type Dec } from '../../core/decimal.ts';
 import { combineFootprints, sumSizes, type Footprint } from '../../core/footprint.ts';
+import { InvariantViolation } from '../../core/errors.ts';
 import type { Ticker, WireTicker } from '../../core/market.ts';
 import { rowsOf, type TickerRows } from '../../core/ticker-rows.ts';
 import { isOpening } from '../../core/orders.ts';
@@ -62,6 +63,12 @@ export interface MatchingConfig extends PlanConfig {
    * Infinity (everything, as `capibot sim`'s inspection API promises). SimPort sets a retention.
    */
   readonly retentionMs?: number;
+  /**
+   * Keep every revision of each order, for `ordersAsOf` (the stale-history fault's views); default
+   * true. SimPort keeps them only when its fault profile can make history stale: each revision would
+   * otherwise live as long as its order is remembered.
+   */
+  readonly keepRevisions?: boolean;
 }
 
 export type { Book } from './market-state.ts';
@@ -103,7 +110,9 @@ export class MatchingCore {
   readonly #orders = new Map<string, SimOrder>();
   /** Order ids in creation order: non-decreasing create time, then increasing id (newestOrders). */
   readonly #created: string[] = [];
+  /** Every revision of each remembered order, oldest first (`keepRevisions`; else none). */
   readonly #revisions = new Map<string, SimOrder[]>();
+  readonly #keepRevisions: boolean;
   readonly #byClientOid = new Map<string, string>();
   /** Active (pending/open/canceling) order ids per symbol. */
   readonly #active = new Map<string, Set<string>>();
@@ -140,6 +149,7 @@ export class MatchingCore {
     const retention = config.retentionMs ?? Number.POSITIVE_INFINITY;
     if (!(retention >= 0)) throw new RangeError(`retentionMs must be ≥ 0, got ${retention}`);
     this.#retention = Number.isFinite(retention) ? new OrderRetention(retention) : undefined;
+    this.#keepRevisions = config.keepRevisions ?? true;
     const seed = config.seed ?? 1;
     // eslint-disable-next-line @typescript-eslint/no-this-alias -- the plan host reads the private clock
     const core = this;
@@ -270,8 +280,13 @@ export class MatchingCore {
     return out;
   }
 
-  /** Every order as it stood at time `t` (orders created later are absent): stale history views. */
+  /**
+   * Every order as it stood at time `t` (orders created later are absent): stale history views.
+   * Needs `keepRevisions`.
+   */
   ordersAsOf(t: number): readonly SimOrder[] {
+    if (!this.#keepRevisions)
+      throw new InvariantViolation('simulator: ordersAsOf without keepRevisions (no stale-history fault)');
     const out: SimOrder[] = [];
     for (const revs of this.#revisions.values()) {
       let last: SimOrder | undefined;
@@ -802,7 +817,7 @@ export class MatchingCore {
     }
     this.#orders.set(o.orderId, o);
     this.#plans.onOrderSaved(prev, o);
-    if (visible) {
+    if (visible && this.#keepRevisions) {
       const revs = this.#revisions.get(o.orderId);
       if (revs) revs.push(o);
       else this.#revisions.set(o.orderId, [o]);

@@ -135,10 +135,16 @@ export class SimPort implements ExchangePort {
 
   constructor(opts: SimPortOptions) {
     this.#clock = opts.clock;
-    this.#faultFree = (opts.faults ?? NO_FAULTS).faults.length === 0;
+    const faults = opts.faults ?? NO_FAULTS;
+    this.#faultFree = faults.faults.length === 0;
     // In process, the simulator forgets what no query can reach (./retention.ts): a long backtest's
-    // memory stays flat in the number of orders.
-    this.core = new MatchingCore({ ...opts, retentionMs: opts.retentionMs ?? DEFAULT_SIM_RETENTION_MS });
+    // memory stays flat in the number of orders. Past revisions of its orders are kept only for the
+    // stale-history fault (its profile is fixed for the port's life).
+    this.core = new MatchingCore({
+      ...opts,
+      retentionMs: opts.retentionMs ?? DEFAULT_SIM_RETENTION_MS,
+      keepRevisions: faults.faults.some((f) => f.kind === 'staleHistory'),
+    });
     const seed = opts.faultSeed ?? opts.seed ?? 1;
     this.venue = new SimVenue({
       core: this.core,

@@ -153,6 +153,29 @@ describe('SimPort', () => {
     expect((await p.history({})).map((h) => h.clientOid)).toEqual(['x']);
     expect(p.stats().faults.byKind.responseLost).toBe(1);
   });
+
+  it("keeps past revisions of its orders only when its faults can make history stale", async () => {
+    const entry = (id: string) => ({
+      clientOid: clientOid(id),
+      side: 'open_long' as const,
+      orderType: 'normal' as const,
+      size: dec('0.01'),
+      price: dec('90.0'),
+    });
+    const plain = port();
+    await plain.p.placeOrder(BTC, entry('r1'));
+    await plain.p.cancelOrder({ symbol: BTC, clientOid: clientOid('r1') });
+    expect(plain.p.footprint()['core.revisions']).toBe(0);
+    await expect(plain.p.history({})).resolves.toHaveLength(1);
+
+    const stale = port({ faults: { faults: [{ kind: 'staleHistory', probability: 1, lagMs: 5_000 }] } });
+    await stale.p.placeOrder(BTC, entry('r1'));
+    stale.clock.t += 10_000;
+    await stale.p.cancelOrder({ symbol: BTC, clientOid: clientOid('r1') });
+    expect(stale.p.footprint()['core.revisions']).toBe(1);
+    // History as of 5 s ago: the order as it stood then, still open.
+    expect((await stale.p.history({})).map((h) => h.status)).toEqual(['open']);
+  });
 });
 
 describe('SimPort: the backtest round shortcut', () => {
