@@ -4,7 +4,62 @@
 // never runs stale code: it is rebuilt first (about a second, once), and when it cannot be rebuilt
 // the TypeScript sources run through tsx instead. CAPIBOT_FROM_SOURCE=1 always runs the sources.
 // The TypeScript loader is otherwise registered only to import a strategy file (src/strategy/loader.ts).
+// `capibot backtest` first runs itself again under a heap cap (scripts/heap-limit.js explains why).
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { build, isBuildFresh } from '../scripts/build.js';
+import { CAPPED_COMMANDS, heapChosen, heapFlags, outOfMemoryHint } from '../scripts/heap-limit.js';
+
+/** The node flags to run this command again with, or undefined to run it here. */
+function cappedFlags(args) {
+  if (!CAPPED_COMMANDS.includes(args[0] ?? '') || heapChosen()) return undefined;
+  if (args.includes('--help') || args.includes('-h')) return undefined;
+  try {
+    const flags = heapFlags();
+    return flags.length > 0 ? flags : undefined;
+  } catch (e) {
+    process.stderr.write(`capibot: error [CONFIG] ${e instanceof Error ? e.message : String(e)}\n`);
+    process.exit(2);
+  }
+}
+
+/**
+ * Runs this command in a child node with `flags`, its output and input the terminal's, and ends as it
+ * ends. Signals sent to this process reach the child too (one from a terminal reaches both: a
+ * backtest stops at the first either way).
+ */
+function runCapped(flags, args) {
+  const child = spawn(
+    process.execPath,
+    [...flags, ...process.execArgv, fileURLToPath(import.meta.url), ...args],
+    {
+      stdio: 'inherit',
+    },
+  );
+  const forward = (signal) => {
+    try {
+      child.kill(signal);
+    } catch {
+      // Gone already.
+    }
+  };
+  for (const s of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(s, forward);
+  child.on('error', (e) => {
+    process.stderr.write(`capibot: cannot start node for the backtest: ${e.message}\n`);
+    process.exit(1);
+  });
+  child.on('exit', (code, signal) => {
+    const hint = outOfMemoryHint(code, signal, flags);
+    if (hint !== undefined) process.stderr.write(hint);
+    if (signal !== null) {
+      for (const s of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.off(s, forward);
+      // Ends as the child did: by the same signal (SIGABRT would dump core again: exit 134 instead).
+      if (signal !== 'SIGABRT') process.kill(process.pid, signal);
+      process.exit(signal === 'SIGABRT' ? 134 : 1);
+    }
+    process.exit(code ?? 1);
+  });
+}
 
 async function useCompiled() {
   if (process.env.CAPIBOT_FROM_SOURCE === '1') return false;
@@ -19,7 +74,11 @@ async function useCompiled() {
   }
 }
 
-if (await useCompiled()) {
+const args = process.argv.slice(2);
+const capped = cappedFlags(args);
+if (capped !== undefined) {
+  runCapped(capped, args);
+} else if (await useCompiled()) {
   await import('../dist/cli/entry.js');
 } else {
   const { register } = await import('tsx/esm/api');

@@ -5,6 +5,7 @@
 // index, so their order never depends on timing.
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
+import { heapLimitMb } from '../../../scripts/heap-limit.js';
 import type { SweepJob, SweepReply } from './protocol.ts';
 
 /**
@@ -17,6 +18,25 @@ export function workerUrl(): URL {
   const entry = new URL('./worker.ts', import.meta.url).href;
   const code = `import { register } from ${JSON.stringify(tsx)};\nregister();\nawait import(${JSON.stringify(entry)});\n`;
   return new URL(`data:text/javascript,${encodeURIComponent(code)}`);
+}
+
+/**
+ * A sweep worker thread. Each point is a backtest: its heap is capped as `capibot backtest`'s is
+ * (scripts/heap-limit.js: V8 otherwise lets an old generation grow to four times what is alive), and
+ * a thread that meets the cap fails its point with an error naming the cap and how to raise it.
+ */
+export function sweepWorker(): Worker {
+  const mb = heapLimitMb();
+  return new Worker(workerUrl(), mb !== undefined ? { resourceLimits: { maxOldGenerationSizeMb: mb } } : {});
+}
+
+/** The error a sweep worker thread ended with, the heap cap named when it was the cause. */
+export function workerFailure(e: Error): Error {
+  if ((e as { code?: unknown }).code !== 'ERR_WORKER_OUT_OF_MEMORY') return e;
+  return new Error(
+    `a sweep point's JavaScript heap reached the cap of ${heapLimitMb() ?? '?'} MiB: ` +
+      "run again with CAPIBOT_HEAP_MB=4096 (or 0 for Node's default)",
+  );
 }
 
 export function defaultWorkers(): number {
@@ -33,7 +53,6 @@ export interface PoolOptions {
 export async function runPool(jobs: readonly SweepJob[], o: PoolOptions): Promise<SweepReply[]> {
   const replies: SweepReply[] = [];
   if (jobs.length === 0) return replies;
-  const url = workerUrl();
   const count = Math.max(1, Math.min(o.workers, jobs.length));
   let next = 0;
   const workers: Worker[] = [];
@@ -45,7 +64,7 @@ export async function runPool(jobs: readonly SweepJob[], o: PoolOptions): Promis
         if (job !== undefined) w.postMessage(job);
       };
       for (let i = 0; i < count; i++) {
-        const w = new Worker(url);
+        const w = sweepWorker();
         workers.push(w);
         w.on('message', (reply: SweepReply) => {
           replies.push(reply);
@@ -53,7 +72,7 @@ export async function runPool(jobs: readonly SweepJob[], o: PoolOptions): Promis
           if (++finished === jobs.length) resolve();
           else feed(w);
         });
-        w.on('error', reject);
+        w.on('error', (e) => reject(workerFailure(e)));
         w.on('exit', (code) => {
           if (finished < jobs.length) reject(new Error(`a sweep worker exited early (code ${code})`));
         });

@@ -1,8 +1,8 @@
 // Sweep worker threads that take jobs on demand (`capibot worker`: jobs arrive one by one from a
 // queue), where pool.ts runs a fixed list. Each thread runs one job at a time, the very worker.ts
 // the local sweep uses; a thread that dies fails its job and is replaced.
-import { Worker } from 'node:worker_threads';
-import { workerUrl } from './pool.ts';
+import type { Worker } from 'node:worker_threads';
+import { sweepWorker, workerFailure } from './pool.ts';
 import type { SweepJob, SweepReply } from './protocol.ts';
 
 interface Slot {
@@ -69,13 +69,13 @@ export class SweepThreads {
   }
 
   #spawn(): Slot {
-    const slot: Slot = { worker: new Worker(workerUrl()) };
+    const slot: Slot = { worker: sweepWorker() };
     this.#all.add(slot);
     const fail = (e: Error): void => {
       this.#all.delete(slot);
       const i = this.#idle.indexOf(slot);
       if (i >= 0) this.#idle.splice(i, 1);
-      slot.pending?.reject(e);
+      slot.pending?.reject(workerFailure(e));
     };
     slot.worker.on('message', (reply: SweepReply) => slot.pending?.resolve(reply));
     slot.worker.on('error', fail);

@@ -38,4 +38,29 @@ describe('runSweep', () => {
     ).rejects.toThrow(/combination 2/);
     expect(listing()).toEqual(before);
   });
+
+  it("caps each point's heap as `capibot backtest` does, and names the cap when a point meets it", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'capibot-sweep-'));
+    const grid = join(dir, 'grid.yaml');
+    writeFileSync(grid, 'strategy: sma\nparams:\n  fast: [5]\n');
+    const before = process.env['CAPIBOT_HEAP_MB'];
+    process.env['CAPIBOT_HEAP_MB'] = '16';
+    try {
+      await expect(
+        runSweep({
+          configPath: 'test/fixtures/configs/backtest/sma.yaml',
+          gridPath: grid,
+          out: join(dir, 'out'),
+          workers: 1,
+          metric: 'netPnl',
+          env: {},
+        }),
+      ).rejects.toThrow(
+        /sweep point's JavaScript heap reached the cap of 16 MiB: run again with CAPIBOT_HEAP_MB=4096/,
+      );
+    } finally {
+      if (before === undefined) delete process.env['CAPIBOT_HEAP_MB'];
+      else process.env['CAPIBOT_HEAP_MB'] = before;
+    }
+  }, 60_000);
 });

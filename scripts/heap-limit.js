@@ -1,0 +1,56 @@
+// The heap cap of a backtest. A backtest's live heap is bounded by design (the store retires old rows
+// to a spill file, the simulator forgets what no query can reach: a few tens of MiB however long the
+// run), but V8 sizes its old generation from the heap limit, not from what is live: under Node's
+// default limit (a quarter of the machine's memory, up to 4 GiB) it lets the old generation grow to
+// about four times the live data before collecting it, so a longer or order-heavier run peaked
+// higher for garbage alone. Below about 2 GiB V8 grows the heap by 1.3 to 2 times instead. With a cap
+// of 1 GiB a month of 32 strategies peaked at 239 MB instead of 316, and the 4× month at 199 MB
+// instead of 250, for the same CPU (BENCHMARKS.md, "Memory").
+//
+// `capibot backtest` runs itself again with the cap (bin/capibot.js) unless a heap size was chosen
+// already (a node flag, or NODE_OPTIONS); CAPIBOT_HEAP_MB sets another cap, 0 keeps Node's default.
+// The bench's children start with the same flags, so they measure what users run.
+// Plain JavaScript: bin/capibot.js imports it before anything is compiled.
+
+/** The cap in MiB when CAPIBOT_HEAP_MB is not set. */
+export const DEFAULT_HEAP_MB = 1024;
+
+/** The commands that run with the cap. */
+export const CAPPED_COMMANDS = ['backtest'];
+
+/** The cap to apply: CAPIBOT_HEAP_MB (MiB; 0 for none), else the default. Throws on anything else. */
+export function heapLimitMb(env = process.env) {
+  const raw = env.CAPIBOT_HEAP_MB;
+  if (raw === undefined || raw.trim() === '') return DEFAULT_HEAP_MB;
+  const text = raw.trim();
+  if (!/^\d+$/.test(text))
+    throw new Error(`CAPIBOT_HEAP_MB must be a whole number of MiB (0: Node's default), got "${raw}"`);
+  const mb = Number(text);
+  return mb === 0 ? undefined : mb;
+}
+
+/** True when the process was given a heap size already (a node flag or NODE_OPTIONS). */
+export function heapChosen(execArgv = process.execArgv, nodeOptions = process.env.NODE_OPTIONS) {
+  const flags = [...execArgv, ...(nodeOptions ?? '').split(/\s+/)];
+  return flags.some((f) => /^--max[-_]old[-_]space[-_]size\b/.test(f));
+}
+
+/** The node flags a capped command runs with (none when the cap is off). */
+export function heapFlags(env = process.env) {
+  const mb = heapLimitMb(env);
+  return mb === undefined ? [] : [`--max-old-space-size=${mb}`];
+}
+
+/**
+ * The message for a capped run that ended by V8's out-of-memory abort (SIGABRT, or exit code 134 from
+ * a shell), naming the cap and how to raise it; undefined for any other end.
+ */
+export function outOfMemoryHint(code, signal, flags) {
+  if (signal !== 'SIGABRT' && code !== 134) return undefined;
+  const cap = flags.map((f) => /=(\d+)$/.exec(f)?.[1]).find((v) => v !== undefined);
+  return (
+    `capibot: the run stopped: its JavaScript heap reached the cap of ${cap ?? '?'} MiB. ` +
+    'A backtest of capibot itself stays far below it; a strategy that keeps much data can need more: ' +
+    "run again with CAPIBOT_HEAP_MB=4096 (or 0 for Node's default).\n"
+  );
+}
