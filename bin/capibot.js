@@ -29,13 +29,11 @@ function cappedFlags(args) {
  * backtest stops at the first either way).
  */
 function runCapped(flags, args) {
-  const child = spawn(
-    process.execPath,
-    [...flags, ...process.execArgv, fileURLToPath(import.meta.url), ...args],
-    {
-      stdio: 'inherit',
-    },
-  );
+  const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+  let child;
+  // Listening before the child is started: a signal that comes meanwhile would otherwise end this
+  // process alone and leave the child running. Node runs the handler on a later turn of its event
+  // loop, when `child` is set.
   const forward = (signal) => {
     try {
       child.kill(signal);
@@ -43,7 +41,10 @@ function runCapped(flags, args) {
       // Gone already.
     }
   };
-  for (const s of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(s, forward);
+  for (const s of signals) process.on(s, forward);
+  child = spawn(process.execPath, [...flags, ...process.execArgv, fileURLToPath(import.meta.url), ...args], {
+    stdio: 'inherit',
+  });
   child.on('error', (e) => {
     process.stderr.write(`capibot: cannot start node for the backtest: ${e.message}\n`);
     process.exit(1);
@@ -52,7 +53,7 @@ function runCapped(flags, args) {
     const hint = outOfMemoryHint(code, signal, flags);
     if (hint !== undefined) process.stderr.write(hint);
     if (signal !== null) {
-      for (const s of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.off(s, forward);
+      for (const s of signals) process.off(s, forward);
       // Ends as the child did: by the same signal (SIGABRT would dump core again: exit 134 instead).
       if (signal !== 'SIGABRT') process.kill(process.pid, signal);
       process.exit(signal === 'SIGABRT' ? 134 : 1);

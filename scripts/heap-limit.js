@@ -5,7 +5,7 @@
 // about four times the live data before collecting it, so a longer or order-heavier run peaked
 // higher for garbage alone. Below about 2 GiB V8 grows the heap by 1.3 to 2 times instead. With a cap
 // of 1 GiB a month of 32 strategies peaked at 239 MB instead of 316, and the 4× month at 199 MB
-// instead of 250, for the same CPU (BENCHMARKS.md, "Memory").
+// instead of 250, for the same CPU (BENCHMARKS.md, "A heap cap for backtests").
 //
 // `capibot backtest` runs itself again with the cap (bin/capibot.js) unless a heap size was chosen
 // already (a node flag, or NODE_OPTIONS); CAPIBOT_HEAP_MB sets another cap, 0 keeps Node's default.
