@@ -10,6 +10,9 @@ import { fileURLToPath } from 'node:url';
 import { build, isBuildFresh } from '../scripts/build.js';
 import { CAPPED_COMMANDS, heapChosen, heapFlags, outOfMemoryHint } from '../scripts/heap-limit.js';
 
+/** How long a signal waits before it is passed on to the child (see runCapped). */
+const SIGNAL_GRACE_MS = 300;
+
 /** The node flags to run this command again with, or undefined to run it here. */
 function cappedFlags(args) {
   if (!CAPPED_COMMANDS.includes(args[0] ?? '') || heapChosen()) return undefined;
@@ -25,21 +28,25 @@ function cappedFlags(args) {
 
 /**
  * Runs this command in a child node with `flags`, its output and input the terminal's, and ends as it
- * ends. Signals sent to this process reach the child too (one from a terminal reaches both: a
- * backtest stops at the first either way).
+ * ends. Signals sent to this process reach the child too.
  */
 function runCapped(flags, args) {
   const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'];
   let child;
   // Listening before the child is started: a signal that comes meanwhile would otherwise end this
-  // process alone and leave the child running. Node runs the handler on a later turn of its event
-  // loop, when `child` is set.
+  // process alone and leave the child running (Node runs the handler on a later turn of its event
+  // loop, when `child` is set). A signal from a terminal (Ctrl-C) or a service manager often reaches
+  // the child as well: it is passed on only if the child has not ended a moment later, so a child
+  // stopping gracefully (`--serve` closing its console) does not get it twice.
   const forward = (signal) => {
-    try {
-      child.kill(signal);
-    } catch {
-      // Gone already.
-    }
+    setTimeout(() => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      try {
+        child.kill(signal);
+      } catch {
+        // Gone already.
+      }
+    }, SIGNAL_GRACE_MS).unref();
   };
   for (const s of signals) process.on(s, forward);
   child = spawn(process.execPath, [...flags, ...process.execArgv, fileURLToPath(import.meta.url), ...args], {

@@ -1,6 +1,7 @@
 // `capibot backtest … --serve` as a user runs it (the CLI in a child process): the backtest runs and
 // writes its report, then the finished run is served read-only with the same token rules until
-// SIGTERM, which ends the command with exit code 0.
+// SIGTERM, which ends the command with exit code 0; so does a Ctrl-C, which reaches both the command
+// and the backtest it runs under the heap cap.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -74,5 +75,41 @@ describe('capibot backtest --serve', () => {
     }
     const [code] = (await exited) as [number | null];
     expect(code).toBe(0);
+  }, 120_000);
+
+  it('ends with exit code 0 on a Ctrl-C, which reaches the command and the backtest it runs under the heap cap', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'capibot-backtest-serve-'));
+    // Its own process group, as a terminal's foreground job: a signal to the group reaches both the
+    // command and the child node it started (bin/capibot.js), once each.
+    const child = spawn(
+      process.execPath,
+      [
+        'bin/capibot.js',
+        'backtest',
+        '--strategy',
+        'strategies/ema-cross.ts',
+        '--out',
+        dir,
+        '--serve',
+        '--serve-port',
+        '0',
+      ],
+      {
+        env: { ...cleanEnv(), CAPIBOT_CONSOLE_TOKEN: TOKEN, CAPIBOT_CONSOLE_READ_TOKEN: READ_TOKEN },
+        stdio: ['ignore', 'ignore', 'pipe'],
+        detached: true,
+      },
+    );
+    const exited = once(child, 'exit');
+    await new Promise<void>((ok, fail) => {
+      const rl = createInterface({ input: child.stderr });
+      rl.on('line', (line) => {
+        if (line.startsWith('backtest: console on ')) ok();
+      });
+      void exited.then(() => fail(new Error('exited early')));
+    });
+    process.kill(-(child.pid as number), 'SIGINT');
+    const [code, signal] = (await exited) as [number | null, NodeJS.Signals | null];
+    expect({ code, signal }).toEqual({ code: 0, signal: null });
   }, 120_000);
 });
