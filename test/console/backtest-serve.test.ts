@@ -18,38 +18,48 @@ afterEach(() => {
   dir = undefined;
 });
 
+/**
+ * Starts `capibot backtest --strategy strategies/ema-cross.ts --serve` writing to a fresh `dir`;
+ * resolves once it says where its console is. `detached`: in a process group of its own.
+ */
+async function startServe(detached = false) {
+  dir = mkdtempSync(join(tmpdir(), 'capibot-backtest-serve-'));
+  const child = spawn(
+    process.execPath,
+    [
+      'bin/capibot.js',
+      'backtest',
+      '--strategy',
+      'strategies/ema-cross.ts',
+      '--out',
+      dir,
+      '--serve',
+      '--serve-port',
+      '0',
+    ],
+    {
+      env: { ...cleanEnv(), CAPIBOT_CONSOLE_TOKEN: TOKEN, CAPIBOT_CONSOLE_READ_TOKEN: READ_TOKEN },
+      stdio: ['ignore', 'ignore', 'pipe'],
+      detached,
+    },
+  );
+  const exited = once(child, 'exit');
+  const lines: string[] = [];
+  const url = await new Promise<string>((ok, fail) => {
+    const rl = createInterface({ input: child.stderr });
+    rl.on('line', (line) => {
+      lines.push(line);
+      const m = /^backtest: console on (http:\/\/[^/]+)\//.exec(line);
+      if (m?.[1] !== undefined) ok(m[1]);
+    });
+    void exited.then(() => fail(new Error(`exited early: ${lines.join('\n')}`)));
+  });
+  return { child, exited, lines, url };
+}
+
 describe('capibot backtest --serve', () => {
   it('serves the finished run read-only until SIGTERM', async () => {
-    dir = mkdtempSync(join(tmpdir(), 'capibot-backtest-serve-'));
-    const child = spawn(
-      process.execPath,
-      [
-        'bin/capibot.js',
-        'backtest',
-        '--strategy',
-        'strategies/ema-cross.ts',
-        '--out',
-        dir,
-        '--serve',
-        '--serve-port',
-        '0',
-      ],
-      {
-        env: { ...cleanEnv(), CAPIBOT_CONSOLE_TOKEN: TOKEN, CAPIBOT_CONSOLE_READ_TOKEN: READ_TOKEN },
-        stdio: ['ignore', 'ignore', 'pipe'],
-      },
-    );
-    const exited = once(child, 'exit');
-    const lines: string[] = [];
-    const url = await new Promise<string>((ok, fail) => {
-      const rl = createInterface({ input: child.stderr });
-      rl.on('line', (line) => {
-        lines.push(line);
-        const m = /^backtest: console on (http:\/\/[^/]+)\//.exec(line);
-        if (m?.[1] !== undefined) ok(m[1]);
-      });
-      void exited.then(() => fail(new Error(`exited early: ${lines.join('\n')}`)));
-    });
+    const { child, exited, lines, url } = await startServe();
     try {
       expect((await fetch(`${url}/api/snapshot`)).status).toBe(401);
       const snap = (await (await fetch(`${url}/api/snapshot`, { headers: bearer(READ_TOKEN) })).json()) as {
@@ -78,36 +88,9 @@ describe('capibot backtest --serve', () => {
   }, 120_000);
 
   it('ends with exit code 0 on a Ctrl-C, which reaches the command and the backtest it runs under the heap cap', async () => {
-    dir = mkdtempSync(join(tmpdir(), 'capibot-backtest-serve-'));
     // Its own process group, as a terminal's foreground job: a signal to the group reaches both the
     // command and the child node it started (bin/capibot.js), once each.
-    const child = spawn(
-      process.execPath,
-      [
-        'bin/capibot.js',
-        'backtest',
-        '--strategy',
-        'strategies/ema-cross.ts',
-        '--out',
-        dir,
-        '--serve',
-        '--serve-port',
-        '0',
-      ],
-      {
-        env: { ...cleanEnv(), CAPIBOT_CONSOLE_TOKEN: TOKEN, CAPIBOT_CONSOLE_READ_TOKEN: READ_TOKEN },
-        stdio: ['ignore', 'ignore', 'pipe'],
-        detached: true,
-      },
-    );
-    const exited = once(child, 'exit');
-    await new Promise<void>((ok, fail) => {
-      const rl = createInterface({ input: child.stderr });
-      rl.on('line', (line) => {
-        if (line.startsWith('backtest: console on ')) ok();
-      });
-      void exited.then(() => fail(new Error('exited early')));
-    });
+    const { child, exited } = await startServe(true);
     process.kill(-(child.pid as number), 'SIGINT');
     const [code, signal] = (await exited) as [number | null, NodeJS.Signals | null];
     expect({ code, signal }).toEqual({ code: 0, signal: null });
