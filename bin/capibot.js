@@ -8,18 +8,15 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { build, isBuildFresh } from '../scripts/build.js';
-import { CAPPED_COMMANDS, heapChosen, heapFlags, outOfMemoryHint } from '../scripts/heap-limit.js';
+import { outOfMemoryHint, restartFlags } from '../scripts/heap-limit.js';
 
 /** How long a signal waits before it is passed on to the child (see runCapped). */
 const SIGNAL_GRACE_MS = 300;
 
-/** The node flags to run this command again with, or undefined to run it here. */
+/** The node flags to run this command again with (scripts/heap-limit.js), or undefined to run it here. */
 function cappedFlags(args) {
-  if (!CAPPED_COMMANDS.includes(args[0] ?? '') || heapChosen()) return undefined;
-  if (args.includes('--help') || args.includes('-h')) return undefined;
   try {
-    const flags = heapFlags();
-    return flags.length > 0 ? flags : undefined;
+    return restartFlags(args);
   } catch (e) {
     process.stderr.write(`capibot: error [CONFIG] ${e instanceof Error ? e.message : String(e)}\n`);
     process.exit(2);

@@ -4,6 +4,11 @@ export declare const CAPPED_COMMANDS: readonly string[];
 export declare function heapLimitMb(env?: NodeJS.ProcessEnv): number | undefined;
 export declare function heapChosen(execArgv?: readonly string[], nodeOptions?: string): boolean;
 export declare function heapFlags(env?: NodeJS.ProcessEnv): string[];
+export declare function restartFlags(
+  args: readonly string[],
+  execArgv?: readonly string[],
+  env?: NodeJS.ProcessEnv,
+): string[] | undefined;
 export declare function outOfMemoryHint(
   code: number | null,
   signal: NodeJS.Signals | null,

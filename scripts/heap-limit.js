@@ -8,7 +8,8 @@
 // instead of 250, for the same CPU (BENCHMARKS.md, "A heap cap for backtests").
 //
 // `capibot backtest` runs itself again with the cap (bin/capibot.js) unless a heap size was chosen
-// already (a node flag, or NODE_OPTIONS); CAPIBOT_HEAP_MB sets another cap, 0 keeps Node's default.
+// already (a node flag, or NODE_OPTIONS) or a debugger is attached (`--inspect`: the process being
+// debugged must be the one that runs); CAPIBOT_HEAP_MB sets another cap, 0 keeps Node's default.
 // The bench's children start with the same flags, so they measure what users run.
 // Plain JavaScript: bin/capibot.js imports it before anything is compiled.
 
@@ -39,6 +40,21 @@ export function heapChosen(execArgv = process.execArgv, nodeOptions = process.en
 export function heapFlags(env = process.env) {
   const mb = heapLimitMb(env);
   return mb === undefined ? [] : [`--max-old-space-size=${mb}`];
+}
+
+/**
+ * The node flags to run the command `args` again with, or undefined to run it in this process: a
+ * command without the cap, its `--help`, a heap size already chosen, a debugger attached (the child
+ * would not be the process being debugged), or the cap turned off. Throws on a bad CAPIBOT_HEAP_MB.
+ */
+export function restartFlags(args, execArgv = process.execArgv, env = process.env) {
+  if (!CAPPED_COMMANDS.includes(args[0] ?? '')) return undefined;
+  if (args.includes('--help') || args.includes('-h')) return undefined;
+  if (heapChosen(execArgv, env.NODE_OPTIONS)) return undefined;
+  if ([...execArgv, ...(env.NODE_OPTIONS ?? '').split(/\s+/)].some((f) => /^--inspect/.test(f)))
+    return undefined;
+  const flags = heapFlags(env);
+  return flags.length > 0 ? flags : undefined;
 }
 
 /**

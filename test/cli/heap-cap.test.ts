@@ -11,6 +11,7 @@ import {
   heapFlags,
   heapLimitMb,
   outOfMemoryHint,
+  restartFlags,
 } from '../../scripts/heap-limit.js';
 import { CLI, cleanEnv, REPO, tempDir } from '../ops/helpers.ts';
 import { rmSync } from 'node:fs';
@@ -73,6 +74,24 @@ describe('heap cap settings', () => {
     expect(heapChosen(['--inspect'], '--trace-warnings')).toBe(false);
     expect(heapChosen(['--max-old-space-size=300'], undefined)).toBe(true);
     expect(heapChosen([], '--trace-warnings --max_old_space_size=300')).toBe(true);
+  });
+
+  it('restarts only a capped command, not its help, a chosen heap size, a debugged process or a cap of 0', () => {
+    const cap = [`--max-old-space-size=${DEFAULT_HEAP_MB}`];
+    expect(restartFlags(['backtest', '--config', 'c.yaml'], [], {})).toEqual(cap);
+    expect(restartFlags(['backtest'], ['--trace-warnings'], { CAPIBOT_HEAP_MB: '512' })).toEqual([
+      '--max-old-space-size=512',
+    ]);
+    expect(restartFlags(['run', '--config', 'c.yaml'], [], {})).toBeUndefined();
+    expect(restartFlags([], [], {})).toBeUndefined();
+    expect(restartFlags(['backtest', '--help'], [], {})).toBeUndefined();
+    expect(restartFlags(['backtest', '-h'], [], {})).toBeUndefined();
+    expect(restartFlags(['backtest'], ['--max-old-space-size=300'], {})).toBeUndefined();
+    expect(restartFlags(['backtest'], [], { NODE_OPTIONS: '--max-old-space-size=300' })).toBeUndefined();
+    expect(restartFlags(['backtest'], ['--inspect-brk'], {})).toBeUndefined();
+    expect(restartFlags(['backtest'], [], { NODE_OPTIONS: '--inspect=0' })).toBeUndefined();
+    expect(restartFlags(['backtest'], [], { CAPIBOT_HEAP_MB: '0' })).toBeUndefined();
+    expect(() => restartFlags(['backtest'], [], { CAPIBOT_HEAP_MB: 'x' })).toThrow(/CAPIBOT_HEAP_MB/);
   });
 
   it("names the cap only for V8's out-of-memory abort", () => {

@@ -33,9 +33,11 @@ export function sweepWorker(): Worker {
 /** The error a sweep worker thread ended with, the heap cap named when it was the cause. */
 export function workerFailure(e: Error): Error {
   if ((e as { code?: unknown }).code !== 'ERR_WORKER_OUT_OF_MEMORY') return e;
+  const mb = heapLimitMb();
   return new Error(
-    `a sweep point's JavaScript heap reached the cap of ${heapLimitMb() ?? '?'} MiB: ` +
-      "run again with CAPIBOT_HEAP_MB=4096 (or 0 for Node's default)",
+    mb !== undefined
+      ? `a sweep point's JavaScript heap reached the cap of ${mb} MiB: run again with CAPIBOT_HEAP_MB=4096 (or 0 for Node's default)`
+      : "a sweep point's JavaScript heap reached Node's default limit: give it more with NODE_OPTIONS=--max-old-space-size=…",
   );
 }
 
