@@ -6,6 +6,7 @@
 // The TypeScript loader is otherwise registered only to import a strategy file (src/strategy/loader.ts).
 // `capibot backtest` first runs itself again under a heap cap (scripts/heap-limit.js explains why).
 import { spawn } from 'node:child_process';
+import { constants } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { build, isBuildFresh } from '../scripts/build.js';
 import { outOfMemoryHint, restartFlags } from '../scripts/heap-limit.js';
@@ -28,7 +29,7 @@ function cappedFlags(args) {
  * ends. Signals sent to this process reach the child too.
  */
 function runCapped(flags, args) {
-  const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+  const signals = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGQUIT'];
   let child;
   // Listening before the child is started: a signal that comes meanwhile would otherwise end this
   // process alone and leave the child running (Node runs the handler on a later turn of its event
@@ -46,24 +47,53 @@ function runCapped(flags, args) {
     }, SIGNAL_GRACE_MS).unref();
   };
   for (const s of signals) process.on(s, forward);
+  // The IPC channel only tells the child when this process is gone, however it ended (SIGKILL
+  // included): the child then stops as on SIGTERM (see `watchParent`).
   child = spawn(process.execPath, [...flags, ...process.execArgv, fileURLToPath(import.meta.url), ...args], {
-    stdio: 'inherit',
+    stdio: ['inherit', 'inherit', 'inherit', 'ipc'],
+    env: { ...process.env, [PARENT_WATCH]: '1' },
   });
   child.on('error', (e) => {
     process.stderr.write(`capibot: cannot start node for the backtest: ${e.message}\n`);
     process.exit(1);
   });
   child.on('exit', (code, signal) => {
-    const hint = outOfMemoryHint(code, signal, flags);
+    if (signal === null) process.exit(code ?? 1);
+    const hint = outOfMemoryHint(signal, flags);
     if (hint !== undefined) process.stderr.write(hint);
-    if (signal !== null) {
-      for (const s of signals) process.off(s, forward);
-      // Ends as the child did: by the same signal (SIGABRT would dump core again: exit 134 instead).
-      if (signal !== 'SIGABRT') process.kill(process.pid, signal);
-      process.exit(signal === 'SIGABRT' ? 134 : 1);
-    }
-    process.exit(code ?? 1);
+    for (const s of signals) process.off(s, forward);
+    // Ends as the child did. A signal that dumps core (SIGABRT, SIGSEGV, SIGQUIT…) is not raised here
+    // again (a second core could overwrite the child's): the shell's code for it, 128 + its number.
+    const n = constants.signals[signal] ?? 0;
+    if (!CORE_DUMPING.has(signal)) process.kill(process.pid, signal);
+    process.exit(128 + n);
   });
+}
+
+/** Signals whose default action dumps core. */
+const CORE_DUMPING = new Set([
+  'SIGABRT',
+  'SIGSEGV',
+  'SIGBUS',
+  'SIGILL',
+  'SIGFPE',
+  'SIGQUIT',
+  'SIGTRAP',
+  'SIGSYS',
+]);
+
+/** Set in the environment of the child runCapped starts. */
+const PARENT_WATCH = 'CAPIBOT_PARENT_WATCH';
+
+/**
+ * In the child runCapped started: stops (as on SIGTERM) when the process that started it is gone,
+ * without the channel keeping this process alive.
+ */
+function watchParent() {
+  if (process.env[PARENT_WATCH] !== '1' || process.channel === undefined) return;
+  delete process.env[PARENT_WATCH];
+  process.channel.unref();
+  process.once('disconnect', () => process.kill(process.pid, 'SIGTERM'));
 }
 
 async function useCompiled() {
@@ -79,6 +109,7 @@ async function useCompiled() {
   }
 }
 
+watchParent();
 const args = process.argv.slice(2);
 const capped = cappedFlags(args);
 if (capped !== undefined) {

@@ -10,7 +10,6 @@ export declare function restartFlags(
   env?: NodeJS.ProcessEnv,
 ): string[] | undefined;
 export declare function outOfMemoryHint(
-  code: number | null,
   signal: NodeJS.Signals | null,
   flags: readonly string[],
 ): string | undefined;

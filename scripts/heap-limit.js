@@ -58,15 +58,15 @@ export function restartFlags(args, execArgv = process.execArgv, env = process.en
 }
 
 /**
- * The message for a capped run that ended by V8's out-of-memory abort (SIGABRT, or exit code 134 from
- * a shell), naming the cap and how to raise it; undefined for any other end.
+ * The message for a capped run that ended by an abort (SIGABRT: V8's out-of-memory abort, most
+ * likely), naming the cap and how to raise it; undefined for any other end.
  */
-export function outOfMemoryHint(code, signal, flags) {
-  if (signal !== 'SIGABRT' && code !== 134) return undefined;
+export function outOfMemoryHint(signal, flags) {
+  if (signal !== 'SIGABRT') return undefined;
   const cap = flags.map((f) => /=(\d+)$/.exec(f)?.[1]).find((v) => v !== undefined);
   return (
-    `capibot: the run stopped: its JavaScript heap reached the cap of ${cap ?? '?'} MiB. ` +
-    'A backtest of capibot itself stays far below it; a strategy that keeps much data can need more: ' +
+    `capibot: the run aborted, most likely because its JavaScript heap reached the cap of ${cap ?? '?'} MiB ` +
+    '(see the lines above). A backtest of capibot itself stays far below it; a strategy that keeps much data can need more: ' +
     "run again with CAPIBOT_HEAP_MB=4096 (or 0 for Node's default).\n"
   );
 }

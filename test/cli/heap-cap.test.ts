@@ -2,7 +2,7 @@
 // node with --max-old-space-size unless a heap size was chosen already, ends as that child ends
 // (signals sent to it reach the child), and a run that meets the cap says so and how to raise it.
 import { execFile, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
@@ -49,13 +49,24 @@ function childrenOf(pid: number): number[] {
   }
 }
 
+/** True while `pid` runs (a zombie, ended but not yet reaped by an adoptive parent, does not). */
 function alive(pid: number): boolean {
   try {
-    process.kill(pid, 0);
-    return true;
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
   } catch {
     return false;
   }
+}
+
+/** The first child of `pid`, once it has one (within about 2 s). */
+async function firstChild(pid: number): Promise<number | undefined> {
+  for (let i = 0; i < 200; i++) {
+    const c = childrenOf(pid)[0];
+    if (c !== undefined) return c;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  return undefined;
 }
 
 describe('heap cap settings', () => {
@@ -96,10 +107,10 @@ describe('heap cap settings', () => {
 
   it("names the cap only for V8's out-of-memory abort", () => {
     const flags = ['--max-old-space-size=640'];
-    expect(outOfMemoryHint(null, 'SIGABRT', flags)).toContain('cap of 640 MiB');
-    expect(outOfMemoryHint(134, null, flags)).toContain('CAPIBOT_HEAP_MB=4096');
-    expect(outOfMemoryHint(1, null, flags)).toBeUndefined();
-    expect(outOfMemoryHint(null, 'SIGTERM', flags)).toBeUndefined();
+    expect(outOfMemoryHint('SIGABRT', flags)).toContain('cap of 640 MiB');
+    expect(outOfMemoryHint('SIGABRT', flags)).toContain('CAPIBOT_HEAP_MB=4096');
+    expect(outOfMemoryHint(null, flags)).toBeUndefined();
+    expect(outOfMemoryHint('SIGTERM', flags)).toBeUndefined();
   });
 });
 
@@ -112,10 +123,11 @@ describe('capibot backtest under the heap cap', () => {
     const r = await capibot(args(join(dir, 'out')), env({ CAPIBOT_HEAP_MB: '12' }));
     expect(r.code).toBe(134);
     expect(r.stderr).toContain('its JavaScript heap reached the cap of 12 MiB');
+    expect(r.stderr).toContain('JavaScript heap out of memory');
     expect(r.stderr).toContain('CAPIBOT_HEAP_MB=4096');
   }, 60_000);
 
-  it('runs in this process when the user chose a heap size (no cap of its own: no hint)', async () => {
+  it('runs in this process when the user chose a heap size (the cap of 12 MiB does not apply)', async () => {
     const dir = tempDir('capibot-heap-');
     dirs.push(dir);
     const r = await capibot(
@@ -139,12 +151,7 @@ describe('capibot backtest under the heap cap', () => {
       env: env(),
       stdio: 'ignore',
     });
-    const pid = parent.pid as number;
-    let child: number | undefined;
-    for (let i = 0; i < 200 && child === undefined; i++) {
-      await new Promise((r) => setTimeout(r, 10));
-      child = childrenOf(pid)[0];
-    }
+    const child = await firstChild(parent.pid as number);
     expect(child).toBeDefined();
     const ended = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) =>
       parent.on('exit', (code, signal) => done({ code, signal })),
@@ -152,5 +159,23 @@ describe('capibot backtest under the heap cap', () => {
     parent.kill('SIGTERM');
     expect(await ended).toEqual({ code: null, signal: 'SIGTERM' });
     expect(alive(child as number)).toBe(false);
+  }, 60_000);
+
+  it('stops the backtest when the command is killed outright (SIGKILL: nothing is passed on)', async () => {
+    const dir = tempDir('capibot-heap-');
+    dirs.push(dir);
+    const out = join(dir, 'out');
+    const parent = spawn(process.execPath, [CLI, ...args(out)], { cwd: REPO, env: env(), stdio: 'ignore' });
+    const child = await firstChild(parent.pid as number);
+    expect(child).toBeDefined();
+    parent.kill('SIGKILL');
+    let running = true;
+    for (let i = 0; i < 500 && running; i++) {
+      await new Promise((r) => setTimeout(r, 10));
+      running = alive(child as number);
+    }
+    expect(running).toBe(false);
+    // It stopped before finishing: no report.
+    expect(existsSync(join(out, 'report.json'))).toBe(false);
   }, 60_000);
 });

@@ -81,7 +81,8 @@ import type { WireBatchReplyOut, WirePlaceReplyOut } from './wire.ts';
 import { WeightLimiter, type WeightLimits } from './weights.ts';
 
 /** `retentionMs` defaults to DEFAULT_SIM_RETENTION_MS here (Infinity keeps everything). */
-export interface SimPortOptions extends MatchingConfig {
+/** `keepRevisions` is the port's own decision (its fault profile), not an option. */
+export interface SimPortOptions extends Omit<MatchingConfig, 'keepRevisions'> {
   /** The engine's clock (virtual in backtests): order times, weight windows, late fills. */
   readonly clock: Clock;
   readonly limits?: Partial<WeightLimits>;
