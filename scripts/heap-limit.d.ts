@@ -3,6 +3,7 @@ export declare const DEFAULT_HEAP_MB: number;
 export declare const CAPPED_COMMANDS: readonly string[];
 export declare function heapLimitMb(env?: NodeJS.ProcessEnv): number | undefined;
 export declare function heapChosen(execArgv?: readonly string[], nodeOptions?: string): boolean;
+export declare function threadHeapLimitMb(env?: NodeJS.ProcessEnv): number | undefined;
 export declare function heapFlags(env?: NodeJS.ProcessEnv): string[];
 export declare function restartFlags(
   args: readonly string[],

@@ -30,10 +30,22 @@ export function heapLimitMb(env = process.env) {
   return mb === 0 ? undefined : mb;
 }
 
+/** The node flags of the process: its command line's and NODE_OPTIONS'. */
+function nodeFlags(execArgv, nodeOptions) {
+  return [...execArgv, ...(nodeOptions ?? '').split(/\s+/)];
+}
+
 /** True when the process was given a heap size already (a node flag or NODE_OPTIONS). */
 export function heapChosen(execArgv = process.execArgv, nodeOptions = process.env.NODE_OPTIONS) {
-  const flags = [...execArgv, ...(nodeOptions ?? '').split(/\s+/)];
-  return flags.some((f) => /^--max[-_]old[-_]space[-_]size\b/.test(f));
+  return nodeFlags(execArgv, nodeOptions).some((f) => /^--max[-_]old[-_]space[-_]size\b/.test(f));
+}
+
+/**
+ * The cap for threads of this process (sweep workers): none when the process was given a heap size,
+ * which V8 lets win over a thread's resource limit and which is the user's choice.
+ */
+export function threadHeapLimitMb(env = process.env) {
+  return heapChosen(process.execArgv, env.NODE_OPTIONS) ? undefined : heapLimitMb(env);
 }
 
 /** The node flags a capped command runs with (none when the cap is off). */
@@ -51,8 +63,7 @@ export function restartFlags(args, execArgv = process.execArgv, env = process.en
   if (!CAPPED_COMMANDS.includes(args[0] ?? '')) return undefined;
   if (args.includes('--help') || args.includes('-h')) return undefined;
   if (heapChosen(execArgv, env.NODE_OPTIONS)) return undefined;
-  if ([...execArgv, ...(env.NODE_OPTIONS ?? '').split(/\s+/)].some((f) => /^--inspect/.test(f)))
-    return undefined;
+  if (nodeFlags(execArgv, env.NODE_OPTIONS).some((f) => /^--inspect/.test(f))) return undefined;
   const flags = heapFlags(env);
   return flags.length > 0 ? flags : undefined;
 }

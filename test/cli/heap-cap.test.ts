@@ -12,6 +12,7 @@ import {
   heapLimitMb,
   outOfMemoryHint,
   restartFlags,
+  threadHeapLimitMb,
 } from '../../scripts/heap-limit.js';
 import { CLI, cleanEnv, REPO, tempDir } from '../ops/helpers.ts';
 import { rmSync } from 'node:fs';
@@ -103,6 +104,13 @@ describe('heap cap settings', () => {
     expect(restartFlags(['backtest'], [], { NODE_OPTIONS: '--inspect=0' })).toBeUndefined();
     expect(restartFlags(['backtest'], [], { CAPIBOT_HEAP_MB: '0' })).toBeUndefined();
     expect(() => restartFlags(['backtest'], [], { CAPIBOT_HEAP_MB: 'x' })).toThrow(/CAPIBOT_HEAP_MB/);
+  });
+
+  it.skipIf(heapChosen())('caps sweep threads unless NODE_OPTIONS gave the process a heap size', () => {
+    expect(threadHeapLimitMb({})).toBe(DEFAULT_HEAP_MB);
+    expect(threadHeapLimitMb({ CAPIBOT_HEAP_MB: '700' })).toBe(700);
+    expect(threadHeapLimitMb({ NODE_OPTIONS: '--max-old-space-size=300' })).toBeUndefined();
+    expect(threadHeapLimitMb({ CAPIBOT_HEAP_MB: '0' })).toBeUndefined();
   });
 
   it("names the cap only for V8's out-of-memory abort", () => {

@@ -5,7 +5,7 @@
 // index, so their order never depends on timing.
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
-import { heapChosen, heapLimitMb } from '../../../scripts/heap-limit.js';
+import { threadHeapLimitMb } from '../../../scripts/heap-limit.js';
 import type { SweepJob, SweepReply } from './protocol.ts';
 
 /**
@@ -26,16 +26,14 @@ export function workerUrl(): URL {
  * a thread that meets the cap fails its point with an error naming the cap and how to raise it.
  */
 export function sweepWorker(): Worker {
-  // A heap size chosen for the process (flag or NODE_OPTIONS) wins over a worker's resource limit in
-  // V8, and is the user's choice: the threads then run with it.
-  const mb = heapChosen() ? undefined : heapLimitMb();
+  const mb = threadHeapLimitMb();
   return new Worker(workerUrl(), mb !== undefined ? { resourceLimits: { maxOldGenerationSizeMb: mb } } : {});
 }
 
 /** The error a sweep worker thread ended with, the heap cap named when it was the cause. */
 export function workerFailure(e: Error): Error {
   if ((e as { code?: unknown }).code !== 'ERR_WORKER_OUT_OF_MEMORY') return e;
-  const mb = heapChosen() ? undefined : heapLimitMb();
+  const mb = threadHeapLimitMb();
   return new Error(
     mb !== undefined
       ? `a sweep point's JavaScript heap reached the cap of ${mb} MiB: run again with CAPIBOT_HEAP_MB=4096 (or 0 for Node's default)`

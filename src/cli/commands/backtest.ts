@@ -9,8 +9,8 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { LevelWithSilent } from 'pino';
 import { DEFAULT_BACKTEST_DATA } from '../../backtest/default-data.ts';
-import type { RegisterCommand } from '../command.ts';
 import { DEFAULT_HEAP_MB } from '../../../scripts/heap-limit.js';
+import type { RegisterCommand } from '../command.ts';
 
 export interface BacktestFlags {
   readonly config?: string;
@@ -80,10 +80,11 @@ Example:
   capibot backtest --config config/example.yaml --data data/ftx-btc-perp-202201-1m.ndjson.gz --out /tmp/bt --json
 
 Memory:
-  A backtest runs under a JavaScript heap cap of ${DEFAULT_HEAP_MB} MiB (its own data stays far below it; the cap
-  keeps V8 from letting garbage grow to four times what is alive). CAPIBOT_HEAP_MB=4096 sets another
-  cap, CAPIBOT_HEAP_MB=0 keeps Node's default; a --max-old-space-size of your own (NODE_OPTIONS)
-  is left as it is. Old orders and fills spill to a temporary file under TMPDIR.`,
+  A backtest runs under a JavaScript heap cap of ${DEFAULT_HEAP_MB} MiB: its own data stays far below
+  it, and the cap keeps V8 from letting garbage grow to four times what is alive.
+  CAPIBOT_HEAP_MB=4096 sets another cap, CAPIBOT_HEAP_MB=0 keeps Node's default; a
+  --max-old-space-size of your own (NODE_OPTIONS) is left as it is. Old orders and fills spill to
+  a temporary file under TMPDIR.`,
     )
     .action(async function (this: Command, flags: BacktestFlags) {
       const { runBacktestCommand } = await import('./backtest-run.ts');

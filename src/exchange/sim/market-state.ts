@@ -298,12 +298,18 @@ export class MarketState {
     const w = this.#watched;
     if (w !== undefined && w.of === symbols && w.size === symbols.size && w.seen === this.#seen.length)
       return w.slots;
+    const slots = this.#slotsFor(symbols);
+    this.#watched = { of: symbols, size: symbols.size, seen: this.#seen.length, slots };
+    return slots;
+  }
+
+  /** The slots of the symbols among `symbols` seen so far, in `symbols`' order. */
+  #slotsFor(symbols: Iterable<string>): SymbolSlot[] {
     const slots: SymbolSlot[] = [];
     for (const symbol of symbols) {
       const s = this.#slots.get(symbol);
       if (s !== undefined) slots.push(s);
     }
-    this.#watched = { of: symbols, size: symbols.size, seen: this.#seen.length, slots };
     return slots;
   }
 
@@ -319,17 +325,7 @@ export class MarketState {
       for (let i = 0; i < rows.size; i++) if (wanted.has(rows.symbolAt(i))) out.push(rows.symbolAt(i));
       return out;
     }
-    return this.#presentSlots(symbols).map((s) => s.symbol);
-  }
-
-  /** The slots of `symbols` held by the latest snapshot, in its order (no symbol repeats there). */
-  #presentSlots(symbols: Iterable<string>): SymbolSlot[] {
-    const slots: SymbolSlot[] = [];
-    for (const symbol of symbols) {
-      const s = this.#slots.get(symbol);
-      if (s !== undefined) slots.push(s);
-    }
-    return this.#inSnapshot(slots, []);
+    return this.#inSnapshot(this.#slotsFor(symbols), []).map((s) => s.symbol);
   }
 
   /**
