@@ -114,6 +114,35 @@ describe('TextChunkReader', () => {
   it.each([
     ['gzip', true],
     ['plain', false],
+  ])(
+    'decodes at most 64 KiB into one string unless one line is longer: V8 keeps strings over 128 KiB in its large-object space (%s)',
+    async (_name, gzip) => {
+      // Lines of 100 to 50,000 bytes (a 200-symbol poll is about 49 kB), and a few of 150,000.
+      const lines: string[] = [];
+      for (let i = 0; i < 400; i++) {
+        const n = i % 97 === 96 ? 150_000 : 100 + ((i * 7919) % 50_000);
+        lines.push(`${i}:${'x'.repeat(n)}`);
+      }
+      const t = `${lines.join('\n')}\n`;
+      const path = join(tempDir(), gzip ? 'pieces.ndjson.gz' : 'pieces.ndjson');
+      writeFileSync(path, gzip ? gzipSync(t) : t);
+      const cs = await chunks(path);
+      expect(cs.join('')).toBe(t);
+      const longest = Math.max(...lines.map((l) => l.length + 1));
+      for (const c of cs) {
+        expect(c.endsWith('\n')).toBe(true);
+        // Over 64 KiB only as one whole line.
+        if (c.length > 64 * 1024) expect(c.indexOf('\n')).toBe(c.length - 1);
+        expect(c.length).toBeLessThanOrEqual(longest);
+      }
+      expect(cs.some((c) => c.length > 64 * 1024)).toBe(true);
+      expect(cs.filter((c) => c.length <= 64 * 1024).length).toBeGreaterThan(cs.length / 2);
+    },
+  );
+
+  it.each([
+    ['gzip', true],
+    ['plain', false],
   ])('hands out a line longer than the carry limit in pieces, characters whole (%s)', async (_name, gzip) => {
     const t = `${text(7, 3)}last line without its end é𝄞`;
     const path = join(tempDir(), gzip ? 'b.ndjson.gz' : 'b.ndjson');
