@@ -26,6 +26,7 @@ export const KERNELS = {
   'src/engine/account-totals.ts': ['test/engine/account-totals*.test.ts'],
   'src/core/float-screen.ts': ['test/core/float-screen*.test.ts'],
   'src/store/compact-id-set.ts': ['test/store/compact-id-set*.test.ts'],
+  'src/strategy/place-fields.ts': ['test/strategy/place-fields.test.ts'],
   'src/reconcile/round-orders.ts': [
     'test/reconcile/round-orders.test.ts',
     'test/reconcile/kernel.property.test.ts',

@@ -17,8 +17,7 @@ import type { AttachedPlans, Intent } from '../core/intents.ts';
 import type { ContractSpec } from '../core/market.ts';
 import { ORDER_SIDES, ORDER_TYPES } from '../core/orders.ts';
 import { toDec } from './dec-like.ts';
-
-const MAX_TAG = 32;
+import { MAX_TAG, placeFieldsOf } from './place-fields.ts';
 
 const positiveDec = z.unknown().transform((v, ctx): Dec => {
   const d = toDec(v);
@@ -35,7 +34,8 @@ const positiveDec = z.unknown().transform((v, ctx): Dec => {
 
 const symbolText = z.string().min(1);
 
-const placeSchema = z.object({
+/** A place intent's fields (place-fields.ts checks the common input the same way, without zod). */
+export const placeSchema = z.object({
   kind: z.literal('place'),
   symbol: symbolText,
   side: z.enum(ORDER_SIDES),
@@ -131,14 +131,19 @@ export function validateIntent(raw: unknown, rules: IntentRules): Intent {
   return out;
 }
 
-function parseIntent(raw: unknown, rules: IntentRules): Intent {
+/** `raw` through the zod schema: its fields, or a StrategyError naming the first problem. */
+function schemaFields(raw: unknown, rules: IntentRules): z.output<typeof intentSchema> {
   const r = intentSchema.safeParse(raw);
   if (!r.success) {
     const first = r.error.issues[0];
     const where = first && first.path.length > 0 ? `${first.path.map(String).join('.')}: ` : '';
     fail(rules, `${where}${first?.message ?? 'unrecognised value'}`);
   }
-  const v = r.data;
+  return r.data;
+}
+
+function parseIntent(raw: unknown, rules: IntentRules): Intent {
+  const v = placeFieldsOf(raw) ?? schemaFields(raw, rules);
   switch (v.kind) {
     case 'place': {
       const symbol = checkSymbol(rules, v.symbol);
