@@ -4,7 +4,11 @@ import { isDecimalString } from '../../src/core/decimal.ts';
 import { BadInputError } from '../../src/core/errors.ts';
 import type { RecordedPoll } from '../../src/core/market.ts';
 import { tickerRows } from '../../src/core/ticker-rows.ts';
-import { parseCommonPollLine, TICKER_KEYS } from '../../src/market/recording/fast-line.ts';
+import {
+  parseCommonPollLine,
+  RECORDED_TICKER_KEYS,
+  TICKER_KEYS,
+} from '../../src/market/recording/fast-line.ts';
 import {
   isDecimalText,
   RECORDING_DECIMAL,
@@ -143,40 +147,65 @@ describe('recording line checks', () => {
 
   // The fast path of the reader must be JSON.parse + the structural check, only faster.
   const tickerKeys = [...TICKER_KEYS];
-  const tickerObject = fc
-    .tuple(
-      fc.shuffledSubarray(tickerKeys, { minLength: 8 }),
-      fc.constantFrom(
-        '90000.1',
-        '0',
-        '-0.0005',
-        '1e5',
-        '12',
-        'x',
-        '',
-        '1.2.3',
-        'cmt_btcusdt',
-        '1700000000000',
-      ),
-      fc.option(
-        fc.tuple(
-          fc.constantFrom('extra', '__proto__', 'symbol', 'last'),
-          fc.constantFrom('v', '1', '\u0001'),
+  /** Values put in place of one field's: valid and invalid decimals, prices, timestamps, symbols. */
+  const oddValue = fc.constantFrom(
+    '90000.1',
+    '0',
+    '-0.0005',
+    '1e5',
+    '12',
+    'x',
+    '',
+    '1.2.3',
+    'cmt_btcusdt',
+    '1700000000000',
+    '.5',
+    '5.',
+    '007',
+    '0.000',
+    '-3',
+    '1E-2',
+    '2e1234',
+    '12345678901234567',
+    'a\u0001b',
+  );
+  const base = wire('cmt_btcusdt', 1_700_000_000_000, '90000.1', {
+    markPrice: '90000.2',
+    indexPrice: '90000.3',
+  }) as unknown as Record<string, string>;
+  /** A JSON object text with these keys in this order, one value possibly odd, maybe one extra key. */
+  const objectText = (
+    keys: readonly string[],
+    odd: string,
+    oddAt: number,
+    extra?: readonly string[],
+  ): string => {
+    const pairs = keys.map((k, i) => [k, i === oddAt ? odd : (base[k] as string)] as const);
+    const text = pairs.map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)}`);
+    if (extra) text.push(`${JSON.stringify(extra[0])}:"${extra[1]}"`);
+    return `{${text.join(',')}}`;
+  };
+  const tickerObject = fc.oneof(
+    // Any order and subset of the keys.
+    fc
+      .tuple(
+        fc.shuffledSubarray(tickerKeys, { minLength: 8 }),
+        oddValue,
+        fc.nat(11),
+        fc.option(
+          fc.tuple(
+            fc.constantFrom('extra', '__proto__', 'symbol', 'last'),
+            fc.constantFrom('v', '1', '\u0001'),
+          ),
+          { nil: undefined },
         ),
-        { nil: undefined },
-      ),
-    )
-    .map(([keys, odd, extra]) => {
-      const base = wire('cmt_btcusdt', 1_700_000_000_000, '90000.1', {
-        markPrice: '90000.2',
-        indexPrice: '90000.3',
-      }) as unknown as Record<string, string>;
-      // A JSON object text with these keys in this order, one value possibly odd, maybe one extra key.
-      const pairs = keys.map((k, i) => [k, i === 1 ? odd : (base[k] as string)] as const);
-      const text = pairs.map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)}`);
-      if (extra) text.push(`${JSON.stringify(extra[0])}:"${extra[1]}"`);
-      return `{${text.join(',')}}`;
-    });
+      )
+      .map(([keys, odd, oddAt, extra]) => objectText(keys, odd, oddAt, extra)),
+    // The recorded form, which one regular expression checks (fast-line.ts), a value odd or none.
+    fc
+      .tuple(oddValue, fc.nat(RECORDED_TICKER_KEYS.length + 2))
+      .map(([odd, oddAt]) => objectText(RECORDED_TICKER_KEYS, odd, oddAt)),
+  );
   const pollLine = fc
     .tuple(
       fc.constantFrom('0', '7', '1700000000000', '01', '1.5', '-1', '123456789012345678'),

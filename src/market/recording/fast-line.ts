@@ -10,6 +10,11 @@
 // JSON.parse and the general checks of format.ts, which also produce the error messages. So this is
 // an optimisation, never a second grammar; test/market/recording-format.test.ts checks the equivalence.
 //
+// A ticker in the recorded form (RECORDED_TICKER_KEYS in their order, nothing else) is checked by one
+// sticky regular expression (RECORDED_TICKER), which V8 runs as native code: about 0.2 µs a ticker
+// against 1.7 µs for the key-by-key loop, which still checks every other ticker. The expression
+// accepts a subset of what the loop accepts (a price with an exponent, say, goes to the loop).
+//
 // The line is checked whole, every value of every ticker, but its ticker objects are made only when
 // read: a poll may carry hundreds of symbols of which a backtest trades a few. The poll's `tickers`
 // (an own, enumerable property: it reads, spreads and serialises as a plain poll does) makes them all
@@ -66,6 +71,38 @@ const SYMBOL_KEY = 0;
 const LAST_KEY = 1;
 /** Bits of the keys every ticker must have (all but markPrice and indexPrice). */
 const REQUIRED = (1 << 10) - 1;
+
+/**
+ * The value patterns of RECORDED_TICKER, by kind: each accepts a subset of what isValueAt accepts
+ * (the line holds no backslash, checked first). A price: digits with at most one dot, a non-zero
+ * digit among them, no sign and no exponent (those take the loop). A decimal: RECORDING_DECIMAL.
+ * A symbol: any text up to its quote, which symbolValue then checks as the loop does.
+ */
+const VALUE_PATTERN: Readonly<Record<number, string>> = {
+  [SYMBOL]: String.raw`[^"]+`,
+  [PRICE]: String.raw`(?=[^"]*[1-9])(?:\d+\.?\d*|\.\d+)`,
+  [DECIMAL]: String.raw`-?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d{1,3})?`,
+  [TIMESTAMP]: String.raw`\d{1,16}`,
+};
+
+function patternOf(kind: number | undefined): string {
+  const p = kind === undefined ? undefined : VALUE_PATTERN[kind];
+  if (p === undefined) throw new Error(`fast-line: no value pattern for the kind ${String(kind)}`);
+  return p;
+}
+
+/**
+ * One ticker object in the recorded form, from its `{` to its `}`, every value checked (sticky: it
+ * matches at `lastIndex` or not at all). Built from the keys and their kinds, so it cannot drift
+ * from them.
+ */
+const RECORDED_TICKER = new RegExp(
+  `\\{${RECORDED_TICKER_KEYS.map((key, k) => `"${key}":"${patternOf(KINDS[k])}"`).join(',')}\\}`,
+  'y',
+);
+/** `{"symbol":"` and `","last":"`: where the recorded form's symbol and `last` values start. */
+const SYMBOL_OFFSET = '{"symbol":"'.length;
+const LAST_OFFSET = '","last":"'.length;
 
 const QUOTE = 34;
 const COMMA = 44;
@@ -214,41 +251,53 @@ export function parseCommonPollLine(line: string): RecordedPoll | undefined {
     for (;;) {
       if (line.charCodeAt(i) !== OPEN_BRACE) return undefined;
       const objectStart = i;
-      i++;
       let symbol: string | undefined;
       let lastStart = 0;
       let lastEnd = 0;
-      let seen = 0;
-      for (let position = 0; ; position++) {
-        if (line.charCodeAt(i) !== QUOTE) return undefined;
-        const k = keyAt(line, i + 1, position);
-        if (k === -1) return undefined;
-        const key = KEYS[k] as string;
-        const colon = i + 1 + key.length + 1;
-        if (line.charCodeAt(colon) !== COLON || line.charCodeAt(colon + 1) !== QUOTE) return undefined;
-        const valueStart = colon + 2;
-        const valueEnd = line.indexOf('"', valueStart);
-        if (valueEnd === -1) return undefined;
-        if (k === SYMBOL_KEY) {
-          // A key given twice counts as JSON.parse counts it: the last value.
-          symbol = symbolValue(line, valueStart, valueEnd, count);
-          if (symbol === undefined) return undefined;
-        } else {
-          if (!isValueAt(KINDS[k] as number, line, valueStart, valueEnd)) return undefined;
-          if (k === LAST_KEY) {
-            lastStart = valueStart;
-            lastEnd = valueEnd;
-          }
-        }
-        seen |= 1 << k;
-        i = valueEnd + 1;
-        const c = line.charCodeAt(i);
+      RECORDED_TICKER.lastIndex = i;
+      if (RECORDED_TICKER.test(line)) {
+        const symbolStart = i + SYMBOL_OFFSET;
+        const symbolEnd = line.indexOf('"', symbolStart);
+        symbol = symbolValue(line, symbolStart, symbolEnd, count);
+        if (symbol === undefined) return undefined;
+        lastStart = symbolEnd + LAST_OFFSET;
+        lastEnd = line.indexOf('"', lastStart);
+        i = RECORDED_TICKER.lastIndex;
+      } else {
+        // Any other form, key by key.
         i++;
-        if (c === COMMA) continue;
-        if (c === CLOSE_BRACE) break;
-        return undefined;
+        let seen = 0;
+        for (let position = 0; ; position++) {
+          if (line.charCodeAt(i) !== QUOTE) return undefined;
+          const k = keyAt(line, i + 1, position);
+          if (k === -1) return undefined;
+          const key = KEYS[k] as string;
+          const colon = i + 1 + key.length + 1;
+          if (line.charCodeAt(colon) !== COLON || line.charCodeAt(colon + 1) !== QUOTE) return undefined;
+          const valueStart = colon + 2;
+          const valueEnd = line.indexOf('"', valueStart);
+          if (valueEnd === -1) return undefined;
+          if (k === SYMBOL_KEY) {
+            // A key given twice counts as JSON.parse counts it: the last value.
+            symbol = symbolValue(line, valueStart, valueEnd, count);
+            if (symbol === undefined) return undefined;
+          } else {
+            if (!isValueAt(KINDS[k] as number, line, valueStart, valueEnd)) return undefined;
+            if (k === LAST_KEY) {
+              lastStart = valueStart;
+              lastEnd = valueEnd;
+            }
+          }
+          seen |= 1 << k;
+          i = valueEnd + 1;
+          const c = line.charCodeAt(i);
+          i++;
+          if (c === COMMA) continue;
+          if (c === CLOSE_BRACE) break;
+          return undefined;
+        }
+        if ((seen & REQUIRED) !== REQUIRED) return undefined;
       }
-      if ((seen & REQUIRED) !== REQUIRED) return undefined;
       symbols[count] = symbol as string;
       at[3 * count] = objectStart;
       at[3 * count + 1] = lastStart;

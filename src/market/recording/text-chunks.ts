@@ -28,8 +28,8 @@ const READ_BYTES = 256 * 1024;
 const GZIP_WRITE_BYTES = 16 * 1024;
 /** Size of the text chunks zlib hands out. */
 const INFLATE_CHUNK_BYTES = 64 * 1024;
-/** Chunks kept ready ahead of the consumer (see TextChunkReader.readAhead). */
-const READ_AHEAD_CHUNKS = 4;
+/** Characters kept ready ahead of the consumer, about four chunks (see TextChunkReader.readAhead). */
+const READ_AHEAD_CHARS = 4 * INFLATE_CHUNK_BYTES;
 /**
  * Most bytes decoded into one string where the lines allow. V8 puts a string over 128 KiB in its
  * large-object space, one mapping each, allocated and freed page by page: a plain file decoded 256 KiB
@@ -62,6 +62,8 @@ export class TextChunkReader {
   private readonly decoder = new StringDecoder('utf8');
   private readonly gunzip: Gunzip | undefined;
   private readonly queue: string[] = [];
+  /** Characters in `queue`. */
+  private queued = 0;
   /** Bytes after the last newline decoded so far (see the top of this file), and their length. */
   private carry: Buffer[] = [];
   private carryBytes = 0;
@@ -122,9 +124,7 @@ export class TextChunkReader {
 
   /** Characters decoded and waiting to be handed out (a diagnostic: tests watch the read-ahead). */
   get pendingChars(): number {
-    let n = 0;
-    for (const c of this.queue) n += c.length;
-    return n;
+    return this.queued;
   }
 
   /** How the stream ended; meaningful once `next()` returned `undefined`. */
@@ -138,6 +138,7 @@ export class TextChunkReader {
       if (this.closed) return undefined;
       const chunk = this.queue.shift();
       if (chunk !== undefined) {
+        this.queued -= chunk.length;
         if (chunk.length === 0) continue;
         // A block in flight finishes on libuv's threads, but is taken in only when the event loop
         // turns: give it a turn, or a consumer that always finds a chunk waiting never lets it.
@@ -155,14 +156,13 @@ export class TextChunkReader {
   }
 
   /**
-   * While fewer than READ_AHEAD_CHUNKS chunks wait, the next block is read and inflated (on libuv's
+   * While fewer than READ_AHEAD_CHARS characters wait, the next block is read and inflated (on libuv's
    * threads) as the caller works on the chunks it has, instead of after it asks: a backtest's main
    * thread otherwise sat idle waiting for zlib for about a tenth of its run. Blocks are read one at a
    * time, so memory stays bounded as before (a few chunks more).
    */
   private readAhead(): void {
-    if (this.queue.length < READ_AHEAD_CHUNKS && !this.finished && this.pumping === undefined)
-      void this.startPump();
+    if (this.queued < READ_AHEAD_CHARS && !this.finished && this.pumping === undefined) void this.startPump();
   }
 
   /** Runs `pump` (one at a time: it reuses the read buffer); its failure ends the stream. */
@@ -187,6 +187,7 @@ export class TextChunkReader {
     this.finished = true;
     this.closed = true;
     this.queue.length = 0;
+    this.queued = 0;
     this.gunzip?.destroy();
     await this.release();
   }
@@ -257,19 +258,27 @@ export class TextChunkReader {
       this.keep(copyKept ? Buffer.from(bytes) : bytes);
       return;
     }
-    const head = bytes.subarray(0, nl + 1);
     if (this.carry.length === 0) {
-      this.decodeLines(head);
+      this.decodeLines(bytes.subarray(0, nl + 1));
     } else {
-      this.carry.push(head);
-      this.decodeLines(Buffer.concat(this.carry, this.carryBytes + head.length));
+      // Only the line the kept bytes begin is joined to them (copying the whole block with them
+      // cost a 256 KiB copy per block of a plain file); the lines after it are decoded in place.
+      const first = bytes.indexOf(NEWLINE);
+      this.carry.push(bytes.subarray(0, first + 1));
+      this.enqueue(this.decoder.write(Buffer.concat(this.carry, this.carryBytes + first + 1)));
       this.carry = [];
       this.carryBytes = 0;
+      if (first < nl) this.decodeLines(bytes.subarray(first + 1, nl + 1));
     }
     if (nl + 1 < bytes.length) {
       const rest = bytes.subarray(nl + 1);
       this.keep(copyKept ? Buffer.from(rest) : rest);
     }
+  }
+
+  private enqueue(text: string): void {
+    this.queue.push(text);
+    this.queued += text.length;
   }
 
   /**
@@ -281,10 +290,10 @@ export class TextChunkReader {
     while (bytes.length - from > DECODE_PIECE_BYTES) {
       let cut = bytes.lastIndexOf(NEWLINE, from + DECODE_PIECE_BYTES - 1);
       if (cut < from) cut = bytes.indexOf(NEWLINE, from + DECODE_PIECE_BYTES);
-      this.queue.push(this.decoder.write(bytes.subarray(from, cut + 1)));
+      this.enqueue(this.decoder.write(bytes.subarray(from, cut + 1)));
       from = cut + 1;
     }
-    if (from < bytes.length) this.queue.push(this.decoder.write(bytes.subarray(from)));
+    if (from < bytes.length) this.enqueue(this.decoder.write(bytes.subarray(from)));
   }
 
   private keep(bytes: Buffer): void {
@@ -297,11 +306,11 @@ export class TextChunkReader {
   /** The bytes kept, decoded to the queue; `end`: the input is over (an incomplete character is then decoded as U+FFFD). */
   private flush(end: boolean): void {
     if (this.carry.length > 0) {
-      this.queue.push(this.decoder.write(Buffer.concat(this.carry, this.carryBytes)));
+      this.enqueue(this.decoder.write(Buffer.concat(this.carry, this.carryBytes)));
       this.carry = [];
       this.carryBytes = 0;
     }
-    if (end) this.queue.push(this.decoder.end());
+    if (end) this.enqueue(this.decoder.end());
   }
 
   private async waitForGunzip(): Promise<void> {
