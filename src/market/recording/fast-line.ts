@@ -22,7 +22,7 @@
 // one ticker object when asked), so the tickers nobody trades never become objects.
 import type { RecordedPoll, WireTicker } from '../../core/market.ts';
 import { copyAscii, type TickerRows } from '../../core/ticker-rows.ts';
-import { isDecimalText } from './format.ts';
+import { isDecimalText, RECORDING_DECIMAL } from './format.ts';
 
 const SYMBOL = 0;
 const DECIMAL = 1;
@@ -81,7 +81,8 @@ const REQUIRED = (1 << 10) - 1;
 const VALUE_PATTERN: Readonly<Record<number, string>> = {
   [SYMBOL]: String.raw`[^"]+`,
   [PRICE]: String.raw`(?=[^"]*[1-9])(?:\d+\.?\d*|\.\d+)`,
-  [DECIMAL]: String.raw`-?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d{1,3})?`,
+  // RECORDING_DECIMAL without its anchors.
+  [DECIMAL]: RECORDING_DECIMAL.source.slice(1, -1),
   [TIMESTAMP]: String.raw`\d{1,16}`,
 };
 
