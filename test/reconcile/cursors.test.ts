@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { dec, ZERO } from '../../src/core/decimal.ts';
 import { orderId, symbolId, tradeId } from '../../src/core/ids.ts';
 import type { FillPage, FillReport, PlanReport } from '../../src/core/reports.ts';
@@ -139,6 +140,59 @@ describe('fills paging', () => {
     expect(decodeFillsCursor(undefined)).toEqual({});
     expect(decodeFillsCursor('{oops')).toEqual({});
     expect(decodeFillsCursor('{"newestSeen":-1}')).toEqual({});
+  });
+
+  it('decodes a cursor as the schema does, whatever the text (property)', () => {
+    const schema = z.object({
+      newestSeen: z.number().int().nonnegative().optional(),
+      backfill: z
+        .object({ startTime: z.number().int().nonnegative(), endTime: z.number().int().nonnegative() })
+        .optional(),
+    });
+    const bySchema = (text: string): FillsCursor => {
+      let raw: unknown;
+      try {
+        raw = JSON.parse(text);
+      } catch {
+        return {};
+      }
+      const r = schema.safeParse(raw);
+      if (!r.success) return {};
+      return {
+        ...(r.data.newestSeen !== undefined ? { newestSeen: r.data.newestSeen } : {}),
+        ...(r.data.backfill !== undefined ? { backfill: r.data.backfill } : {}),
+      };
+    };
+    const time = fc.oneof(
+      { arbitrary: fc.integer({ min: 0, max: 2 ** 53 - 1 }), weight: 6 },
+      { arbitrary: fc.constantFrom(-1, 1.5, 2 ** 53, 1e300, '5', null, true, [], {}), weight: 1 },
+    );
+    const cursor = fc.record(
+      {
+        newestSeen: time,
+        backfill: fc.oneof(
+          fc.record({ startTime: time, endTime: time, extra: fc.anything() }, { requiredKeys: [] }),
+          fc.constantFrom(null, 3, [], 'x'),
+        ),
+        extra: fc.anything(),
+      },
+      { requiredKeys: [] },
+    );
+    const text = fc.oneof(
+      { arbitrary: cursor.map((c) => JSON.stringify(c)), weight: 6 },
+      { arbitrary: fc.constantFrom('null', '[]', '7', '"x"', '{', '', '{"newestSeen":1}x'), weight: 1 },
+      { arbitrary: fc.string(), weight: 1 },
+    );
+    let decoded = 0;
+    fc.assert(
+      fc.property(text, (t) => {
+        const got = decodeFillsCursor(t);
+        expect(got).toStrictEqual(bySchema(t));
+        if (Object.keys(got).length > 0) decoded++;
+      }),
+      { numRuns: 2000 },
+    );
+    expect(decoded).toBeGreaterThan(200);
   });
 
   it('eventually reads every fill, with late indexing inside the overlap, either endTime reading (property)', () => {
