@@ -175,7 +175,7 @@ function exactNumber(value: number, source: string | undefined): number | string
   return dec(s).eq(value) ? value : s;
 }
 
-const NUMBER = /^[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?$/;
+const NUMBER = /^[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?$/;
 
 function retype(value: string): unknown {
   const t = value.trim();

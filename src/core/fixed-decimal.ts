@@ -58,7 +58,7 @@ function big(m: Coefficient): bigint {
 // A plain decimal literal with an optional exponent. The exponent is limited to 3 digits: `1e99999999`
 // is a valid literal, but expanding it would build a 10^8-digit number (seconds of CPU, or out of
 // memory); no exchange or recording sends one.
-const LITERAL = /^-?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d{1,3})?$/;
+const LITERAL = /^-?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d{1,3})?$/;
 
 // Recognises a FixedDecimal from another copy of this module (a plugin loaded through tsx).
 const BRAND = Symbol.for('capibot.fixed-decimal');

@@ -14,6 +14,11 @@ describe('decimal', () => {
     expect(() => dec('abc')).toThrow(/not a decimal/);
     expect(() => dec('')).toThrow(/not a decimal/);
     expect(() => dec('1.2.3')).toThrow(/not a decimal/);
+    // Refused in linear time: the literal pattern matches a number one way only (with `\d+\.?\d*`,
+    // a long run of digits before a bad character took time quadratic in its length: minutes here).
+    const long = '1'.repeat(300_000);
+    expect(isDecimalString(`${long}x`)).toBe(false);
+    expect(isDecimalString(`${long}.5`)).toBe(true);
     expect(() => dec(0.1)).toThrow(/not an exact integer/);
     expect(dec(5).eq(dec('5'))).toBe(true);
   });

@@ -299,4 +299,32 @@ describe('recording line checks', () => {
     expect(parseCommonPollLine(line.replace('"last":"90000.5",', ''))).toBeUndefined();
     expect(parseCommonPollLine(line.replace('"last":"90000.5"', '"last":"9x"'))).toBeUndefined();
   });
+
+  // The patterns must match a number in one way only: with `\d+\.?\d*` an integer of n digits split n
+  // ways, and a ticker that failed late (a markPrice after the recorded keys) was retried in every
+  // combination of its values' splits: this test did not end in two minutes with those patterns.
+  it('checks long integer values in linear time, in the recorded form and beyond it', () => {
+    const digits = '123456789012345';
+    const ticker = {
+      symbol: 'cmt_btcusdt',
+      last: digits,
+      best_ask: digits,
+      best_bid: digits,
+      high_24h: digits,
+      low_24h: digits,
+      volume_24h: digits,
+      timestamp: '1700000000000',
+      priceChangePercent: digits,
+      base_volume: digits,
+      markPrice: '1',
+    };
+    const line = JSON.stringify({ t: 1, tickers: [ticker, ticker] });
+    expect(JSON.stringify(parseCommonPollLine(line))).toBe(line);
+    const long = '1'.repeat(200_000);
+    expect(parseCommonPollLine(line.replace(`"last":"${digits}"`, `"last":"${long}x"`))).toBeUndefined();
+    expect(isDecimalText(`${long}x`)).toBe(false);
+    expect(() => parseRecordingLine(line.replace(`"last":"${digits}"`, `"last":"${long}x"`), 'r', 2)).toThrow(
+      /r:2: .*tickers\[0\]\.last/,
+    );
+  });
 });

@@ -80,7 +80,7 @@ const REQUIRED = (1 << 10) - 1;
  */
 const VALUE_PATTERN: Readonly<Record<number, string>> = {
   [SYMBOL]: String.raw`[^"]+`,
-  [PRICE]: String.raw`(?=[^"]*[1-9])(?:\d+\.?\d*|\.\d+)`,
+  [PRICE]: String.raw`(?=[^"]*[1-9])(?:\d+(?:\.\d*)?|\.\d+)`,
   // RECORDING_DECIMAL without its anchors.
   [DECIMAL]: RECORDING_DECIMAL.source.slice(1, -1),
   [TIMESTAMP]: String.raw`\d{1,16}`,

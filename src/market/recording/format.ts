@@ -27,7 +27,7 @@ const CODE_E_UPPER = 69;
  * limited to 3 digits — `1e99999999` is a valid literal, but expanding it (toFixed) would take
  * 100 MB, and no exchange sends one.
  */
-export const RECORDING_DECIMAL = /^-?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d{1,3})?$/;
+export const RECORDING_DECIMAL = /^-?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d{1,3})?$/;
 
 /**
  * True when `s` matches RECORDING_DECIMAL, without a regular expression: this runs ~10 times per ticker.
