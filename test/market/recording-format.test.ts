@@ -185,6 +185,8 @@ describe('recording line checks', () => {
     if (extra) text.push(`${JSON.stringify(extra[0])}:"${extra[1]}"`);
     return `{${text.join(',')}}`;
   };
+  /** The keys as `capibot record` writes them: the wire schema's order (src/exchange/weex/schemas.ts). */
+  const SCHEMA_ORDER = ['symbol', 'last', 'best_bid', 'best_ask', ...RECORDED_TICKER_KEYS.slice(4)];
   const tickerObject = fc.oneof(
     // Any order and subset of the keys.
     fc
@@ -201,10 +203,22 @@ describe('recording line checks', () => {
         ),
       )
       .map(([keys, odd, oddAt, extra]) => objectText(keys, odd, oddAt, extra)),
-    // The recorded form, which one regular expression checks (fast-line.ts), a value odd or none.
+    // The usual forms, which one regular expression checks (fast-line.ts): the venue's order or the
+    // wire schema's (best_bid first), markPrice and indexPrice after them or not; a value odd or none.
     fc
-      .tuple(oddValue, fc.nat(RECORDED_TICKER_KEYS.length + 2))
-      .map(([odd, oddAt]) => objectText(RECORDED_TICKER_KEYS, odd, oddAt)),
+      .tuple(
+        fc.constantFrom(RECORDED_TICKER_KEYS, SCHEMA_ORDER),
+        fc.constantFrom(
+          [],
+          ['markPrice'],
+          ['indexPrice'],
+          ['markPrice', 'indexPrice'],
+          ['indexPrice', 'markPrice'],
+        ),
+        oddValue,
+        fc.nat(RECORDED_TICKER_KEYS.length + 3),
+      )
+      .map(([keys, tail, odd, oddAt]) => objectText([...keys, ...tail], odd, oddAt)),
   );
   const pollLine = fc
     .tuple(

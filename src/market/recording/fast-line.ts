@@ -10,10 +10,13 @@
 // JSON.parse and the general checks of format.ts, which also produce the error messages. So this is
 // an optimisation, never a second grammar; test/market/recording-format.test.ts checks the equivalence.
 //
-// A ticker in the recorded form (RECORDED_TICKER_KEYS in their order, nothing else) is checked by one
-// sticky regular expression (RECORDED_TICKER), which V8 runs as native code: about 0.2 µs a ticker
-// against 1.7 µs for the key-by-key loop, which still checks every other ticker. The expression
-// accepts a subset of what the loop accepts (a price with an exponent, say, goes to the loop).
+// A ticker in one of the two usual forms is checked by one sticky regular expression (USUAL_TICKER),
+// which V8 runs as native code: about 0.2 µs a ticker against 1.7 µs for the key-by-key loop, which
+// still checks every other ticker. The two forms: the venue's keys in the venue's order
+// (RECORDED_TICKER_KEYS, the bundled recordings), and the same keys as `capibot record` writes them,
+// in the wire schema's order (best_bid before best_ask), each with markPrice and indexPrice after
+// them or not. The expression accepts a subset of what the loop accepts (a price with an exponent,
+// say, goes to the loop).
 //
 // The line is checked whole, every value of every ticker, but its ticker objects are made only when
 // read: a poll may carry hundreds of symbols of which a backtest trades a few. The poll's `tickers`
@@ -73,14 +76,16 @@ const LAST_KEY = 1;
 const REQUIRED = (1 << 10) - 1;
 
 /**
- * The value patterns of RECORDED_TICKER, by kind: each accepts a subset of what isValueAt accepts
+ * The value patterns of USUAL_TICKER, by kind: each accepts a subset of what isValueAt accepts
  * (the line holds no backslash, checked first). A price: digits with at most one dot, a non-zero
  * digit among them, no sign and no exponent (those take the loop). A decimal: RECORDING_DECIMAL.
  * A symbol: any text up to its quote, which symbolValue then checks as the loop does.
  */
+const PRICE_PATTERN = String.raw`(?=[^"]*[1-9])(?:\d+(?:\.\d*)?|\.\d+)`;
 const VALUE_PATTERN: Readonly<Record<number, string>> = {
   [SYMBOL]: String.raw`[^"]+`,
-  [PRICE]: String.raw`(?=[^"]*[1-9])(?:\d+(?:\.\d*)?|\.\d+)`,
+  [PRICE]: PRICE_PATTERN,
+  [OPTIONAL_PRICE]: PRICE_PATTERN,
   // RECORDING_DECIMAL without its anchors.
   [DECIMAL]: RECORDING_DECIMAL.source.slice(1, -1),
   [TIMESTAMP]: String.raw`\d{1,16}`,
@@ -92,16 +97,27 @@ function patternOf(kind: number | undefined): string {
   return p;
 }
 
+/** `"key":"<value>"`, the value checked as the key's kind. */
+function field(key: keyof WireTicker): string {
+  return `"${key}":"${patternOf(KINDS[KEYS.indexOf(key)])}"`;
+}
+
 /**
- * One ticker object in the recorded form, from its `{` to its `}`, every value checked (sticky: it
- * matches at `lastIndex` or not at all). Built from the keys and their kinds, so it cannot drift
- * from them.
+ * One ticker object in a usual form (see the top of this file), from its `{` to its `}`, every value
+ * checked (sticky: it matches at `lastIndex` or not at all). Built from the keys and their kinds, so
+ * it cannot drift from them. Every number pattern matches a number one way only: an ambiguous one
+ * (`\d+\.?\d*`) made a ticker that failed late retry every split of its values.
  */
-const RECORDED_TICKER = new RegExp(
-  `\\{${RECORDED_TICKER_KEYS.map((key, k) => `"${key}":"${patternOf(KINDS[k])}"`).join(',')}\\}`,
+const USUAL_TICKER = new RegExp(
+  `\\{${field('symbol')},${field('last')},` +
+    `(?:${field('best_ask')},${field('best_bid')}|${field('best_bid')},${field('best_ask')}),` +
+    (['high_24h', 'low_24h', 'volume_24h', 'timestamp', 'priceChangePercent', 'base_volume'] as const)
+      .map(field)
+      .join(',') +
+    `(?:,${field('markPrice')})?(?:,${field('indexPrice')})?\\}`,
   'y',
 );
-/** `{"symbol":"` and `","last":"`: where the recorded form's symbol and `last` values start. */
+/** `{"symbol":"` and `","last":"`: where a usual form's symbol and `last` values start. */
 const SYMBOL_OFFSET = '{"symbol":"'.length;
 const LAST_OFFSET = '","last":"'.length;
 
@@ -255,15 +271,15 @@ export function parseCommonPollLine(line: string): RecordedPoll | undefined {
       let symbol: string | undefined;
       let lastStart = 0;
       let lastEnd = 0;
-      RECORDED_TICKER.lastIndex = i;
-      if (RECORDED_TICKER.test(line)) {
+      USUAL_TICKER.lastIndex = i;
+      if (USUAL_TICKER.test(line)) {
         const symbolStart = i + SYMBOL_OFFSET;
         const symbolEnd = line.indexOf('"', symbolStart);
         symbol = symbolValue(line, symbolStart, symbolEnd, count);
         if (symbol === undefined) return undefined;
         lastStart = symbolEnd + LAST_OFFSET;
         lastEnd = line.indexOf('"', lastStart);
-        i = RECORDED_TICKER.lastIndex;
+        i = USUAL_TICKER.lastIndex;
       } else {
         // Any other form, key by key.
         i++;
