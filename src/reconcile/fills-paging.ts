@@ -149,17 +149,12 @@ const cursorSchema = z.object({
 const isTime = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) >= 0;
 
 /**
- * The cursor of JSON text in the form capibot writes, checked by hand; undefined for anything else
- * (decodeFillsCursor then asks the schema). The text changes at every round that sees a new fill,
- * so the schema's parse ran once a round: about 7 µs of each order a backtest places.
+ * The cursor of a parsed meta value in the form capibot writes, checked by hand (what cursorSchema
+ * gives); undefined for anything else, which the schema then reads. The text changes at every round
+ * that sees a new fill, so the schema's parse ran once a round: about 7 µs of each order a backtest
+ * places.
  */
-function plainFillsCursor(text: string): FillsCursor | undefined {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
+function plainFillsCursor(raw: unknown): FillsCursor | undefined {
   if (typeof raw !== 'object' || raw === null) return undefined;
   const { newestSeen, backfill } = raw as { newestSeen?: unknown; backfill?: unknown };
   if (newestSeen !== undefined && !isTime(newestSeen)) return undefined;
@@ -172,9 +167,7 @@ function plainFillsCursor(text: string): FillsCursor | undefined {
 
 /** Meta-table text → cursor; unreadable text gives an empty cursor (the overlap + dedupe make that safe). */
 export function decodeFillsCursor(text: string | undefined): FillsCursor {
-  const plain = text === undefined ? undefined : plainFillsCursor(text);
-  if (plain !== undefined) return plain;
-  const parsed = decodeMetaJson(text, cursorSchema);
+  const parsed = decodeMetaJson(text, cursorSchema, plainFillsCursor);
   if (parsed === undefined) return {};
   const { newestSeen, backfill } = parsed;
   return {

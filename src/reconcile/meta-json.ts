@@ -17,7 +17,16 @@ function deepFreeze<T>(v: T): T {
   return v;
 }
 
-export function decodeMetaJson<T>(text: string | undefined, schema: z.ZodType<T>): T | undefined {
+/**
+ * `text`'s value when it parses and matches `schema`, else undefined. `check`, when given, reads the
+ * common form by hand first (what the schema gives, or undefined to ask the schema): a cursor that
+ * changes every round was otherwise parsed by zod every round.
+ */
+export function decodeMetaJson<T>(
+  text: string | undefined,
+  schema: z.ZodType<T>,
+  check?: (raw: unknown) => T | undefined,
+): T | undefined {
   if (text === undefined) return undefined;
   const last = lastDecoded.get(schema);
   if (last !== undefined && last.text === text) return last.value as T | undefined;
@@ -27,8 +36,9 @@ export function decodeMetaJson<T>(text: string | undefined, schema: z.ZodType<T>
   } catch {
     return undefined;
   }
-  const parsed = schema.safeParse(raw);
-  const value = parsed.success ? deepFreeze(parsed.data) : undefined;
+  const checked = check?.(raw);
+  const parsed = checked === undefined ? schema.safeParse(raw) : undefined;
+  const value = deepFreeze(checked ?? (parsed?.success === true ? parsed.data : undefined));
   lastDecoded.set(schema, { text, value });
   return value;
 }
