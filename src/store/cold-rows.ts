@@ -123,6 +123,16 @@ export class ColdRows {
     });
   }
 
+  /**
+   * Calls `each` with every retired order's values as `orderValues` lists them, parsed but not
+   * decoded (in the order they were retired): for readers that copy rows on (the report's spool).
+   */
+  forEachOrderValues(each: (values: readonly unknown[]) => void): void {
+    this.#orderLines.forEach((line, i) => {
+      if (!this.#stale.has(i)) each(JSON.parse(line) as unknown[]);
+    });
+  }
+
   /** Every retired order, decoded (in the order they were retired). */
   orders(): Order[] {
     const out: Order[] = [];
@@ -141,9 +151,19 @@ export class ColdRows {
 
   /** Calls `each` with every retired fill, decoded, with its rowid (in the order they were retired). */
   forEachFill(each: (c: ColdFill) => void): void {
+    this.forEachFillValues((values, _text, rowid) => each({ fill: fillFromValues(values), rowid }));
+  }
+
+  /**
+   * Calls `each` with every retired fill's values in FILL_COLUMNS order (its rowid follows them),
+   * parsed but not decoded, the JSON text of exactly those values (its line without the rowid: the
+   * same text, since a line is `JSON.stringify` of the values and then the rowid, a number), and
+   * its rowid, in the order they were retired.
+   */
+  forEachFillValues(each: (values: readonly unknown[], text: string, rowid: number) => void): void {
     this.#fillLines.forEach((line) => {
       const values = JSON.parse(line) as unknown[];
-      each({ fill: fillFromValues(values), rowid: Number(values[FILL_COLUMNS.length]) });
+      each(values, `${line.slice(0, line.lastIndexOf(','))}]`, Number(values[FILL_COLUMNS.length]));
     });
   }
 

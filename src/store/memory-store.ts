@@ -21,6 +21,7 @@ import type {
   StoredPlanOrder,
 } from './port.ts';
 import { ColdRows } from './cold-rows.ts';
+import { fillValues, orderValues } from './rows.ts';
 import { planPrune, pruneResult } from './prune-plan.ts';
 import { storedFill } from './stored-fill.ts';
 
@@ -314,6 +315,15 @@ export class MemoryStore implements OrderStore {
     this.#cold.forEachOrder(each);
   }
 
+  /**
+   * `forEachOrder` with each order as `orderValues` lists it: the retired ones parsed from their
+   * lines without decoding them (the report's spool copies them on: src/backtest/report/spooled-rows.ts).
+   */
+  forEachOrderValues(each: (values: readonly unknown[]) => void): void {
+    for (const o of this.#orders.values()) each(orderValues(o));
+    this.#cold.forEachOrderValues(each);
+  }
+
   countOrdersSince(symbol: SymbolId, since: number): number {
     const list = this.#bySymbol.get(symbol) ?? [];
     let n = 0;
@@ -369,6 +379,19 @@ export class MemoryStore implements OrderStore {
   forEachFill(each: (f: StoredFill, rowid: number) => void): void {
     for (const f of this.#fillList) each(this.#fills.get(f.tradeId) ?? f, this.#rowid.get(f.tradeId) ?? 0);
     this.#cold.forEachFill((c) => each(c.fill, c.rowid));
+  }
+
+  /**
+   * `forEachFill` with each fill's values in FILL_COLUMNS order and, for a retired one, the JSON
+   * text of exactly those values (its values carry its rowid after them; a live fill's text is
+   * undefined and its values are exactly FILL_COLUMNS): the retired ones are not decoded.
+   */
+  forEachFillValues(
+    each: (values: readonly unknown[], text: string | undefined, rowid: number) => void,
+  ): void {
+    for (const f of this.#fillList)
+      each(fillValues(this.#fills.get(f.tradeId) ?? f), undefined, this.#rowid.get(f.tradeId) ?? 0);
+    this.#cold.forEachFillValues(each);
   }
 
   allFills(): readonly StoredFill[] {

@@ -8,7 +8,7 @@ import { clientOid, orderId, strategyId, symbolId, tradeId } from '../../src/cor
 import { isTerminal, ORDER_STATUSES, type Order } from '../../src/core/orders.ts';
 import { MemoryStore } from '../../src/store/memory-store.ts';
 import type { OrderStore, StoredFill } from '../../src/store/port.ts';
-import { PLAN_STATUSES } from '../../src/store/rows.ts';
+import { PLAN_STATUSES, fillValues, orderValues } from '../../src/store/rows.ts';
 import { plan } from './prune-fixtures.ts';
 import { SqliteStore } from '../../src/store/sqlite-store.ts';
 
@@ -198,6 +198,28 @@ function outcome(s: OrderStore, o: Op): string {
 
 const plain = (v: unknown): unknown => JSON.parse(JSON.stringify(v));
 
+/** Every row as the report's spool reads it: values (retired ones parsed, not decoded) and text. */
+function rowsAsValues(s: MemoryStore): { fills: string[]; orders: string[] } {
+  const fills: string[] = [];
+  const orders: string[] = [];
+  s.forEachFillValues((values, text, rowid) => {
+    // A retired fill's text is its values without the rowid that follows them in its line.
+    if (text !== undefined) expect(JSON.parse(text)).toEqual(values.slice(0, -1));
+    fills.push(`${text ?? JSON.stringify(values)} ${rowid}`);
+  });
+  s.forEachOrderValues((values) => orders.push(JSON.stringify(values)));
+  return { fills, orders };
+}
+
+/** The same rows decoded into fills and orders, then listed by the row codec. */
+function rowsDecoded(s: MemoryStore): { fills: string[]; orders: string[] } {
+  const fills: string[] = [];
+  const orders: string[] = [];
+  s.forEachFill((f, rowid) => fills.push(`${JSON.stringify(fillValues(f))} ${rowid}`));
+  s.forEachOrder((o) => orders.push(JSON.stringify(orderValues(o))));
+  return { fills, orders };
+}
+
 /** Names the orders whose client_oid ends in an odd digit (a stand-in for a round's rows and fills). */
 const namedOdd = (o: Order): boolean => /[13579]$/.test(o.clientOid);
 
@@ -294,6 +316,7 @@ describe('MemoryStore', () => {
             for (const o of [...lives.flat(), ...after]) expect(outcome(mem, o)).toBe(outcome(sql, o));
             expect(picture(mem, at)).toEqual(picture(sql, at));
             expect(picture(mem, 0)).toEqual(picture(sql, 0));
+            expect(rowsAsValues(mem)).toEqual(rowsDecoded(mem));
           } finally {
             sql.close();
             mem.close();

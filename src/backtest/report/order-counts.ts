@@ -1,7 +1,7 @@
 // What the report says of a run's orders as a whole: how many were placed, canceled, rejected, and
 // what became of the plan orders. Counted one order at a time (OrderCounter), so a long backtest
 // counts its orders as the store reads them back, without holding them all (issue #24).
-import type { Order } from '../../core/orders.ts';
+import type { Order, OrderStatus } from '../../core/orders.ts';
 
 export interface PlanOrderCounts {
   /** Plan orders written (each client_oid with a trigger price). */
@@ -31,14 +31,23 @@ export class OrderCounter {
   readonly #plans = { placed: 0, triggered: 0, canceled: 0, rejected: 0 };
 
   add(o: Order): void {
+    const plan = o.triggerPrice !== undefined;
+    this.addStatus(o.status, plan && (o.planOrderId !== undefined || o.filledQty.gt(0)), plan);
+  }
+
+  /**
+   * One order by what counting reads of it: its status, whether it is a plan order (it has a trigger
+   * price) and, for a plan, whether it triggered (its child order was seen, or something filled).
+   */
+  addStatus(status: OrderStatus, triggered: boolean, plan: boolean): void {
     this.#placed++;
-    if (o.status === 'canceled') this.#canceled++;
-    else if (o.status === 'rejected') this.#rejected++;
-    if (o.triggerPrice === undefined) return;
+    if (status === 'canceled') this.#canceled++;
+    else if (status === 'rejected') this.#rejected++;
+    if (!plan) return;
     this.#plans.placed++;
-    if (o.planOrderId !== undefined || o.filledQty.gt(0)) this.#plans.triggered++;
-    else if (o.status === 'canceled') this.#plans.canceled++;
-    else if (o.status === 'rejected') this.#plans.rejected++;
+    if (triggered) this.#plans.triggered++;
+    else if (status === 'canceled') this.#plans.canceled++;
+    else if (status === 'rejected') this.#plans.rejected++;
   }
 
   counts(): OrderCounts {

@@ -12,22 +12,75 @@
 import Database from 'better-sqlite3';
 import { dec } from '../../core/decimal.ts';
 import { clientOid, strategyId } from '../../core/ids.ts';
-import type { Order, OrderSide } from '../../core/orders.ts';
+import { ORDER_STATUSES, type OrderSide, type OrderStatus } from '../../core/orders.ts';
 import { CompactIdSet } from '../../store/compact-id-set.ts';
 import type { StoredFill } from '../../store/port.ts';
-import { fillFromValues, fillValues } from '../../store/rows.ts';
+import { StoreError } from '../../core/errors.ts';
+import {
+  FILL_COLUMNS,
+  ORDER_DATA_COLUMNS,
+  fillFromValues,
+  fillValues,
+  orderValues,
+} from '../../store/rows.ts';
 import { joinFill, type FillOrder, type ReportFill } from './fills.ts';
 import { OrderCounter, type OrderCounts } from './order-counts.ts';
 import type { ReportRows, TradeSpool } from './report-rows.ts';
 import type { Trade, TradeSide, ExitReason } from './trades.ts';
 import type { RunRecord } from './types.ts';
 
-/** Where the rows come from: a backtest's store (MemoryStore) or a RunRecord's arrays. */
+/**
+ * Where the rows come from: a backtest's store (MemoryStore) or a RunRecord's arrays. Rows come as
+ * the stores' row codec lists them (src/store/rows.ts), so the store's retired rows, already values
+ * in its spill file, are copied on without being decoded into orders and fills and encoded again.
+ */
 export interface RowsSource {
-  /** Every fill with its insertion number (ties of equal times go by it), in any order. */
-  forEachFill(each: (f: StoredFill, rowid: number) => void): void;
-  /** Every order, in any order; `rank` says which of two orders holding one id is the later. */
-  forEachOrder(each: (o: Order, rank: readonly [number, string]) => void): void;
+  /**
+   * Every fill, in any order: its values in FILL_COLUMNS order (`fillValues`; more may follow), the
+   * JSON text of exactly those values or undefined (then `values` holds exactly those), and its
+   * insertion number (ties of equal times go by it).
+   */
+  forEachFill(each: (values: readonly unknown[], text: string | undefined, rowid: number) => void): void;
+  /**
+   * Every order as `orderValues` lists it, in any order; `rank` says which of two orders holding
+   * one id is the later.
+   */
+  forEachOrder(each: (values: readonly unknown[], rank: readonly [number, string]) => void): void;
+}
+
+// Where the spool finds what it reads in a row's values.
+const FILL_AT = FILL_COLUMNS.indexOf('created_at');
+const FILL_OID = FILL_COLUMNS.indexOf('client_oid');
+const FILL_ID = FILL_COLUMNS.indexOf('order_id');
+const ORDER_OID = ORDER_DATA_COLUMNS.length; // client_oid comes last
+const ORDER_ID = ORDER_DATA_COLUMNS.indexOf('order_id');
+const ORDER_AT = ORDER_DATA_COLUMNS.indexOf('created_at');
+const ORDER_STRATEGY = ORDER_DATA_COLUMNS.indexOf('strategy');
+const ORDER_SIDE = ORDER_DATA_COLUMNS.indexOf('side');
+const ORDER_STATUS = ORDER_DATA_COLUMNS.indexOf('status');
+const ORDER_FILLED = ORDER_DATA_COLUMNS.indexOf('filled_qty');
+const ORDER_TRIGGER = ORDER_DATA_COLUMNS.indexOf('trigger_price');
+const ORDER_PLAN_ID = ORDER_DATA_COLUMNS.indexOf('plan_order_id');
+
+/** The string at `i` of a stored row (`null` allowed with `nullable`); a StoreError otherwise. */
+function textAt(values: readonly unknown[], i: number, what: string, nullable: true): string | null;
+function textAt(values: readonly unknown[], i: number, what: string): string;
+function textAt(values: readonly unknown[], i: number, what: string, nullable = false): string | null {
+  const v = values[i];
+  if (typeof v === 'string' || (nullable && v === null)) return v;
+  throw new StoreError(`corrupt store row: ${what} is ${JSON.stringify(v)}`);
+}
+
+function timeAt(values: readonly unknown[], i: number, what: string): number {
+  const v = values[i];
+  if (typeof v === 'number' && Number.isFinite(v)) return v;
+  throw new StoreError(`corrupt store row: ${what} is ${JSON.stringify(v)}`);
+}
+
+function statusAt(values: readonly unknown[]): OrderStatus {
+  const v = textAt(values, ORDER_STATUS, 'an order status');
+  if ((ORDER_STATUSES as readonly string[]).includes(v)) return v as OrderStatus;
+  throw new StoreError(`corrupt store row: an order status is ${JSON.stringify(v)}`);
 }
 
 /**
@@ -73,20 +126,11 @@ export function keyBlob(s: string): Buffer {
   return Buffer.from(s, 'utf16le').swap16();
 }
 
-function encodeFill(f: StoredFill): string {
-  return JSON.stringify(fillValues(f));
-}
-
 function decodeFill(text: string): StoredFill {
   return fillFromValues(JSON.parse(text) as unknown[]);
 }
 
 type OrderLine = [clientOid: string, strategy: string, side: OrderSide, triggerPrice: string | null];
-
-function encodeOrder(o: Order): string {
-  const line: OrderLine = [o.clientOid, o.strategy, o.side, o.triggerPrice?.toFixed() ?? null];
-  return JSON.stringify(line);
-}
 
 function decodeOrder(text: string | null): FillOrder | undefined {
   if (text === null) return undefined;
@@ -171,7 +215,8 @@ class SpooledTrades implements TradeSpool {
   readonly #read: Database.Statement<[], { data: string }>;
 
   constructor() {
-    this.#db.exec(`PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA cache_size = ${SPOOL_CACHE_KIB};
+    this.#db
+      .exec(`PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA cache_size = ${SPOOL_CACHE_KIB};
       CREATE TABLE trades (seq INTEGER PRIMARY KEY, entry_time INTEGER NOT NULL, data TEXT NOT NULL);
       CREATE INDEX trades_in_order ON trades (entry_time, seq);`);
     this.#insert = this.#db.prepare('INSERT INTO trades (entry_time, data) VALUES (?, ?)');
@@ -213,20 +258,25 @@ export class SpooledRows implements ReportRows {
 
   /** The rows of a backtest's store (read back one at a time, retired ones included). */
   static fromStore(store: {
-    forEachFill(each: (f: StoredFill, rowid: number) => void): void;
-    forEachOrder(each: (o: Order) => void): void;
+    forEachFillValues(
+      each: (values: readonly unknown[], text: string | undefined, rowid: number) => void,
+    ): void;
+    forEachOrderValues(each: (values: readonly unknown[]) => void): void;
   }): SpooledRows {
     return new SpooledRows({
-      forEachFill: (each) => store.forEachFill(each),
-      forEachOrder: (each) => store.forEachOrder((o) => each(o, [o.createdAt, o.clientOid])),
+      forEachFill: (each) => store.forEachFillValues(each),
+      forEachOrder: (each) =>
+        store.forEachOrderValues((v) =>
+          each(v, [timeAt(v, ORDER_AT, 'an order creation time'), textAt(v, ORDER_OID, 'a client_oid')]),
+        ),
     });
   }
 
   /** A RunRecord's rows (the join and order of reportFills(record.fills, record.orders)). */
   static fromRecord(record: Pick<RunRecord, 'fills' | 'orders'>): SpooledRows {
     return new SpooledRows({
-      forEachFill: (each) => record.fills.forEach((f, i) => each(f, i)),
-      forEachOrder: (each) => record.orders.forEach((o, i) => each(o, [i, ''])),
+      forEachFill: (each) => record.fills.forEach((f, i) => each(fillValues(f), undefined, i)),
+      forEachOrder: (each) => record.orders.forEach((o, i) => each(orderValues(o), [i, ''])),
     });
   }
 
@@ -243,17 +293,39 @@ export class SpooledRows implements ReportRows {
     );
     const counter = new OrderCounter();
     db.transaction(() => {
-      source.forEachFill((f, rowid) => {
-        const oid = f.clientOid === undefined ? null : keyBlob(f.clientOid);
-        insertFill.run(rowid, f.createdTime, oid, keyBlob(f.orderId), encodeFill(f));
-        if (f.clientOid !== undefined) oids.add(f.clientOid);
-        ids.add(f.orderId);
+      source.forEachFill((values, text, rowid) => {
+        const oid = textAt(values, FILL_OID, "a fill's client_oid", true);
+        const id = textAt(values, FILL_ID, "a fill's order id");
+        const at = timeAt(values, FILL_AT, "a fill's time");
+        insertFill.run(
+          rowid,
+          at,
+          oid === null ? null : keyBlob(oid),
+          keyBlob(id),
+          text ?? JSON.stringify(values),
+        );
+        if (oid !== null) oids.add(oid);
+        ids.add(id);
       });
-      source.forEachOrder((o, [a, b]) => {
-        counter.add(o);
-        if (!oids.has(o.clientOid) && (o.orderId === undefined || !ids.has(o.orderId))) return;
-        const id = o.orderId === undefined ? null : keyBlob(o.orderId);
-        insertOrder.run(keyBlob(o.clientOid), id, a, keyBlob(b), encodeOrder(o));
+      source.forEachOrder((values, [a, b]) => {
+        const oid = textAt(values, ORDER_OID, "an order's client_oid");
+        const id = textAt(values, ORDER_ID, "an order's id", true);
+        const trigger = textAt(values, ORDER_TRIGGER, "an order's trigger price", true);
+        const status = statusAt(values);
+        const plan = trigger !== null;
+        const triggered =
+          plan &&
+          (values[ORDER_PLAN_ID] !== null ||
+            dec(textAt(values, ORDER_FILLED, "an order's filled size")).gt(0));
+        counter.addStatus(status, triggered, plan);
+        if (!oids.has(oid) && (id === null || !ids.has(id))) return;
+        const line: OrderLine = [
+          oid,
+          textAt(values, ORDER_STRATEGY, "an order's strategy"),
+          textAt(values, ORDER_SIDE, "an order's side") as OrderSide,
+          trigger,
+        ];
+        insertOrder.run(keyBlob(oid), id === null ? null : keyBlob(id), a, keyBlob(b), JSON.stringify(line));
       });
     })();
     return counter.counts();

@@ -14,6 +14,7 @@ import { dec } from '../../../src/core/decimal.ts';
 import { clientOid, orderId, strategyId, symbolId, tradeId } from '../../../src/core/ids.ts';
 import { ORDER_SIDES, type Order } from '../../../src/core/orders.ts';
 import type { StoredFill } from '../../../src/store/port.ts';
+import { fillValues, orderValues } from '../../../src/store/rows.ts';
 import { MarkerPicks, buildChartData } from '../../../src/backtest/report/chart-data.ts';
 import { pickEvenly } from '../../../src/backtest/report/downsample.ts';
 import { buildReportJson, jsonRun, renderReportJson } from '../../../src/backtest/report/json.ts';
@@ -286,8 +287,8 @@ describe('SpooledRows keys', () => {
   const fromStore = (fills: StoredFill[], orders: Order[]): Record<string, unknown>[] =>
     readFills(
       SpooledRows.fromStore({
-        forEachFill: (each) => fills.forEach((f, i) => each(f, i)),
-        forEachOrder: (each) => orders.forEach(each),
+        forEachFillValues: (each) => fills.forEach((f, i) => each(fillValues(f), undefined, i)),
+        forEachOrderValues: (each) => orders.forEach((o) => each(orderValues(o))),
       }),
     );
 
