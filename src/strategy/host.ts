@@ -24,6 +24,7 @@ import type { ContractSpec, Ticker } from '../core/market.ts';
 import type { Order } from '../core/orders.ts';
 import { describeFailure, HookFailure, HookMisuse, type HookName } from './hook-failure.ts';
 import { validateIntent, type IntentRules } from './intent-schema.ts';
+import { routeByKey } from './route-by-key.ts';
 import {
   isStreamInstance,
   type HookStrategyInstance,
@@ -90,12 +91,29 @@ export function timerFromPulses(
   });
 }
 
-function strategyInputs(s: HostedStrategy, inputs: HostInputs): StrategyInputs {
+/** The order updates and fills of each strategy (see `routedInputs`). */
+export interface OwnStreams {
+  readonly ordersOf: (id: StrategyId) => Observable<Order>;
+  readonly fillsOf: (id: StrategyId) => Observable<StrategyFill>;
+}
+
+/**
+ * Each strategy's order updates and fills routed to it by its id (./route-by-key.ts): every update
+ * belongs to one strategy, so its cost stays the same however many strategies run.
+ */
+export function routedInputs(inputs: HostInputs): OwnStreams {
+  return {
+    ordersOf: routeByKey(inputs.orders$, (o) => o.strategy),
+    fillsOf: routeByKey(inputs.fills$, (f) => f.strategy),
+  };
+}
+
+function strategyInputs(s: HostedStrategy, inputs: HostInputs, own: OwnStreams): StrategyInputs {
   const symbols = new Set(s.symbols);
   return {
     tickers$: inputs.tickers$.pipe(filter((t) => symbols.has(t.symbol))),
-    orders$: inputs.orders$.pipe(filter((o) => o.strategy === s.id)),
-    fills$: inputs.fills$.pipe(filter((f) => f.strategy === s.id)),
+    orders$: own.ordersOf(s.id),
+    fills$: own.fillsOf(s.id),
     timer$: timerFromPulses(inputs.clock$, s.instance.timerIntervalMs),
   };
 }
@@ -186,19 +204,24 @@ function hookStream(instance: HookStrategyInstance, inputs: StrategyInputs): Obs
 }
 
 /** One strategy's isolated stream: intents, then at most one StrategyDisabled, then completion. */
-export function hostStrategy(s: HostedStrategy, inputs: HostInputs, clock: Clock): Observable<HostOutput> {
+export function hostStrategy(
+  s: HostedStrategy,
+  inputs: HostInputs,
+  clock: Clock,
+  own: OwnStreams = routedInputs(inputs),
+): Observable<HostOutput> {
   const rules: IntentRules = {
     strategy: s.id,
     symbols: new Set(s.symbols),
     ...(s.specs ? { specs: s.specs } : {}),
   };
   const raw$ = defer(() => {
-    const own = strategyInputs(s, inputs);
+    const streams = strategyInputs(s, inputs, own);
     const instance = s.instance;
-    if (!isStreamInstance(instance)) return hookStream(instance, own);
+    if (!isStreamInstance(instance)) return hookStream(instance, streams);
     let run$: unknown;
     try {
-      run$ = instance.run(own);
+      run$ = instance.run(streams);
     } catch (e) {
       throw new HookFailure('run', e);
     }
@@ -236,5 +259,6 @@ export function hostStrategies(
   inputs: HostInputs,
   clock: Clock,
 ): Observable<HostOutput> {
-  return merge(...strategies.map((s) => hostStrategy(s, inputs, clock)));
+  const own = routedInputs(inputs);
+  return merge(...strategies.map((s) => hostStrategy(s, inputs, clock, own)));
 }
