@@ -32,6 +32,11 @@ export class Portfolio {
   readonly #account = new AccountTotals();
   /** The account's closed net (realised − fees) until the next fill: the same object meanwhile. */
   #closedNet: Dec | undefined;
+  /**
+   * Account-wide legs per symbol (every strategy's together), kept as fills move legs: a symbol is
+   * here once the book holds a leg of it. Exact sums, so the same values as summing the book again.
+   */
+  readonly #hedge = new Map<SymbolId, HedgePosition>();
 
   /** The book as it stands (a live view: the next fill replaces a leg in it). */
   get book(): PositionBook {
@@ -45,6 +50,7 @@ export class Portfolio {
   footprint(): Footprint {
     return {
       book: this.#book.size,
+      hedge: this.#hedge.size,
       snapshots: sumSizes(this.#snapshots),
       ...combineFootprints({ account: this.#account.footprint() }),
     };
@@ -63,8 +69,10 @@ export class Portfolio {
     });
     this.#closedNet = undefined;
     if (moved.skipped !== undefined) return moved.skipped;
-    this.#account.replace(this.#book.get(moved.key), moved.next);
+    const before = this.#book.get(moved.key);
+    this.#account.replace(before, moved.next);
     this.#book.set(moved.key, moved.next);
+    this.#moveHedge(moved.next, before?.qty ?? ZERO);
     if (strategy !== undefined) this.#snapshots.get(strategy)?.delete(fill.symbol);
     return undefined;
   }
@@ -118,16 +126,23 @@ export class Portfolio {
     this.#account.netEstimate(marks, out);
   }
 
-  /** Account-wide legs per symbol (every strategy together), for the risk gate. */
-  hedgePositions(): Map<SymbolId, HedgePosition> {
-    const out = new Map<SymbolId, HedgePosition>();
-    for (const p of this.#book.values()) {
-      const h = out.get(p.symbol) ?? { long: ZERO, short: ZERO };
-      out.set(
-        p.symbol,
-        p.leg === 'long' ? { ...h, long: h.long.plus(p.qty) } : { ...h, short: h.short.plus(p.qty) },
-      );
-    }
-    return out;
+  /**
+   * Account-wide legs per symbol (every strategy together), for the risk gate: a live view, kept as
+   * fills come (each fill moves one leg: O(1), however many strategies hold the symbol).
+   */
+  hedgePositions(): ReadonlyMap<SymbolId, HedgePosition> {
+    return this.#hedge;
+  }
+
+  /** `next` replaced a leg that held `before`: its symbol's account-wide leg moves by the difference. */
+  #moveHedge(next: Position, before: Dec): void {
+    const h = this.#hedge.get(next.symbol) ?? { long: ZERO, short: ZERO };
+    const by = next.qty.minus(before);
+    this.#hedge.set(
+      next.symbol,
+      next.leg === 'long'
+        ? { long: h.long.plus(by), short: h.short }
+        : { long: h.long, short: h.short.plus(by) },
+    );
   }
 }

@@ -92,6 +92,20 @@ describe('Portfolio positions', () => {
           if (seen !== undefined && !seen.moved) expect(snap).toBe(seen.snap);
           if (seen !== undefined && seen.moved) expect(snap).not.toBe(seen.snap);
           last.set(key, { snap, moved: false });
+          // The account-wide legs kept fill by fill: the sums of the book's legs per symbol.
+          const summed = new Map<string, { long: string; short: string }>();
+          for (const pos of book.values()) {
+            const h = summed.get(pos.symbol) ?? { long: '0', short: '0' };
+            h[pos.leg] = dec(h[pos.leg]).plus(pos.qty).toFixed();
+            summed.set(pos.symbol, h);
+          }
+          const kept = new Map(
+            [...p.hedgePositions()].map(([sym, h]) => [
+              sym,
+              { long: h.long.toFixed(), short: h.short.toFixed() },
+            ]),
+          );
+          expect(kept).toEqual(summed);
         });
       }),
       { numRuns: 300 },
