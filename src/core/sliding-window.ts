@@ -65,7 +65,8 @@ function firstAfter(b: Backing, lo: number, hi: number, t: number): number {
 /** Drops the entries that have expired at `now`. */
 export function expire(log: WindowLog, now: number): WindowLog {
   const start = firstAfter(log.backing, log.start, log.end, now - log.windowMs);
-  return start === log.start ? log : Object.freeze({ ...log, start });
+  if (start === log.start) return log;
+  return Object.freeze({ windowMs: log.windowMs, dims: log.dims, start, end: log.end, backing: log.backing });
 }
 
 /** Number of live entries (call `expire` first for a figure at a given time). */

@@ -7,24 +7,26 @@ import type { Intent } from '../core/intents.ts';
 export function intentJson(intent: Intent): string {
   switch (intent.kind) {
     case 'place':
-      return JSON.stringify({
-        ...intent,
-        size: decToString(intent.size),
-        ...(intent.price !== undefined ? { price: decToString(intent.price) } : {}),
-        ...(intent.triggerPrice !== undefined ? { triggerPrice: decToString(intent.triggerPrice) } : {}),
-        ...(intent.attach !== undefined
-          ? {
-              attach: {
-                ...(intent.attach.stopLoss !== undefined
-                  ? { stopLoss: decToString(intent.attach.stopLoss) }
-                  : {}),
-                ...(intent.attach.takeProfit !== undefined
-                  ? { takeProfit: decToString(intent.attach.takeProfit) }
-                  : {}),
-              },
-            }
-          : {}),
-      });
+      // Object.assign keeps the intent's key order, as a spread would (and is faster: ../core/copies.ts).
+      return JSON.stringify(
+        Object.assign({}, intent, {
+          size: decToString(intent.size),
+          ...(intent.price !== undefined ? { price: decToString(intent.price) } : {}),
+          ...(intent.triggerPrice !== undefined ? { triggerPrice: decToString(intent.triggerPrice) } : {}),
+          ...(intent.attach !== undefined
+            ? {
+                attach: {
+                  ...(intent.attach.stopLoss !== undefined
+                    ? { stopLoss: decToString(intent.attach.stopLoss) }
+                    : {}),
+                  ...(intent.attach.takeProfit !== undefined
+                    ? { takeProfit: decToString(intent.attach.takeProfit) }
+                    : {}),
+                },
+              }
+            : {}),
+        }),
+      );
     case 'cancel':
     case 'cancelAll':
       return JSON.stringify(intent);

@@ -1,6 +1,7 @@
 // The engine's live orders by client_oid, with their exposure summed for the risk gate as they change
 // (risk/exposure.ts): a decision reads a few sums instead of copying and scanning every live order.
 // Invariant: `exposure()` equals `openOrderExposure([...values()])` (test/engine/open-orders.test.ts).
+import { frozenCopy } from '../core/copies.ts';
 import type { Footprint } from '../core/footprint.ts';
 import type { ClientOid, StrategyId, SymbolId } from '../core/ids.ts';
 import { isProtectivePlan } from '../core/intents.ts';
@@ -67,7 +68,7 @@ export class OpenOrders {
   #view(o: Order): Order {
     const held = this.#views.get(o.clientOid);
     if (held !== undefined && held.of === o) return held.view;
-    const view = Object.freeze({ ...o });
+    const view = frozenCopy(o);
     this.#views.set(o.clientOid, { of: o, view });
     return view;
   }
@@ -77,7 +78,7 @@ export class OpenOrders {
    * lists (so an order update and `ctx.openOrders()` hand the same object); else a new one.
    */
   viewOf(order: Order): Order {
-    return this.#orders.get(order.clientOid) === order ? this.#view(order) : Object.freeze({ ...order });
+    return this.#orders.get(order.clientOid) === order ? this.#view(order) : frozenCopy(order);
   }
 
   /** True when some held order is a protective plan waiting for its trigger (cheap: kept counted). */

@@ -157,7 +157,7 @@ export function planPlacements<P extends QueuedPlacement>(
         symbolChunks[k] = { calls: here.calls, urgency: next.urgency };
       }
     }
-    symbolChunks.forEach((c, order) => chunks.push({ ...c, order }));
+    symbolChunks.forEach((c, order) => chunks.push({ calls: c.calls, urgency: c.urgency, order }));
   }
   // Equal urgency only happens between chunks of one symbol (the index is unique): keep their order.
   chunks.sort((a, b) => compareUrgency(a.urgency, b.urgency) || a.order - b.order);

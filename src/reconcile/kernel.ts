@@ -360,7 +360,7 @@ function settle(
   warnings: ReconcileWarning[],
   out: OrderEvent[],
 ): void {
-  const base = { clientOid: order.clientOid, at: now };
+  const { clientOid } = order;
   const localTerminal = isTerminal(order.status);
   if (order.status === 'rejected') {
     warnings.push({
@@ -383,7 +383,7 @@ function settle(
   }
   let rank = LOCAL_RANK[order.status];
   if (order.orderId === undefined) {
-    out.push({ ...base, kind: 'OrderAccepted', orderId: report.orderId });
+    out.push({ clientOid, at: now, kind: 'OrderAccepted', orderId: report.orderId });
     rank = Math.max(rank, LOCAL_RANK.pending);
   }
   // An `untriggered` row is a plan waiting for its trigger: acceptance is all it proves.
@@ -396,16 +396,17 @@ function settle(
     // canceling at the exchange proves the order rested in the book: open.
     const pending = report.status === 'pending';
     if (!pending || rank < LOCAL_RANK.pending) {
-      out.push({ ...base, kind: 'OrderOpen', orderId: report.orderId, pending });
+      out.push({ clientOid, at: now, kind: 'OrderOpen', orderId: report.orderId, pending });
     }
   }
   fillEvents(order, report.orderId, fills, now, out);
   const avg = report.filledQty.gt(0) && report.priceAvg.gt(0) ? { avgPrice: report.priceAvg } : {};
   if (!localTerminal && report.status === 'filled') {
-    out.push({ ...base, kind: 'OrderCompleted', filledQty: report.filledQty, ...avg });
+    out.push({ clientOid, at: now, kind: 'OrderCompleted', filledQty: report.filledQty, ...avg });
   } else if (!localTerminal && report.status === 'canceled') {
     out.push({
-      ...base,
+      clientOid,
+      at: now,
       kind: 'OrderCanceled',
       filledQty: report.filledQty,
       reason: 'canceled at the exchange',
@@ -413,7 +414,8 @@ function settle(
   } else if (report.filledQty.gt(filledAfterFills(order, fills))) {
     // Cumulative progress (also on a terminal local order: the quantity is recorded, status stays).
     out.push({
-      ...base,
+      clientOid,
+      at: now,
       kind: 'OrderProgress',
       orderId: report.orderId,
       filledQty: report.filledQty,

@@ -17,6 +17,7 @@
 // - Plan (trigger) orders live in ./plans.ts; they fire at each snapshot, after the resting orders
 //   matched, and their children are orders of this core like any other.
 import { dec, decMin, roundToStep, ZERO, type Dec } from '../../core/decimal.ts';
+import { withChanges } from '../../core/copies.ts';
 import { combineFootprints, sumSizes, type Footprint } from '../../core/footprint.ts';
 import { InvariantViolation } from '../../core/errors.ts';
 import type { Ticker, WireTicker } from '../../core/market.ts';
@@ -747,7 +748,7 @@ export class MatchingCore {
     // Most orders never waited in `canceling` (an IOC remainder, a refused post-only): a plain copy.
     // Dropping `cancelAt` with a rest pattern takes V8's slow generic copy, so only when it is there.
     if (o.cancelAt === undefined)
-      return this.#save({ ...o, status: 'canceled', cancelReason, updateTime: t });
+      return this.#save(withChanges(o, { status: 'canceled', cancelReason, updateTime: t }));
     const { cancelAt: _cancelAt, ...rest } = o;
     return this.#save({ ...rest, status: 'canceled', cancelReason, updateTime: t });
   }
