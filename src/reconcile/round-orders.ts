@@ -14,9 +14,11 @@
 // ended in that time (a market maker quoting 5 orders a minute: about 75), and each round re-read all
 // of them; a round's rows and fills name a few. The store applies `named` as it reads the window
 // (OrderStore.ordersUpdatedSince's `keepTerminal`), so the others are not even gathered and sorted.
-import type { OrderId } from '../core/ids.ts';
+import type { Dec } from '../core/decimal.ts';
+import type { ClientOid, OrderId } from '../core/ids.ts';
 import { isTerminal, type Order } from '../core/orders.ts';
 import type { FillReport, OrderReport } from '../core/reports.ts';
+import { localStatusOf } from './report-rows.ts';
 
 /** Whether a round's rows or fills name an order (by client_oid or exchange order id). */
 export function namedByRound(
@@ -47,4 +49,54 @@ export function ordersForRound(
   fills: readonly (readonly FillReport[])[],
 ): Order[] {
   return keepForRound(orders, namedByRound(reports, fills));
+}
+
+/**
+ * The rows of `reports` that can change something in the round, the others left out (the same
+ * array when none is). A row is settled when it says what its order already holds: the order is in
+ * `orders`, linked to the row's order id, in the local state the row's status stands for, with at
+ * least the row's filled quantity; and no other row has that order id, no fill names it.
+ *
+ * Why the round is the same without it: the kernel (kernel.ts) matches the row to that order and
+ * `settle` finds nothing to say. No acceptance (linked already), no move (the same state), no
+ * progress (nothing beyond what is held), no fill, no warning: the order is not recorded rejected nor
+ * ended otherwise (a row's status never stands for `rejected`), no second row of that order id
+ * collapses with it. Without the row, the order yields nothing either: a linked order is never
+ * declared lost; a live one stays in the round, an ended one that nothing else names leaves it (see
+ * above). A second row with the same client_oid under another order id is flagged with or without
+ * this one. What it saves: the history window shows every order created in the last minutes at every
+ * round (a market maker's 25 ended quotes, a round a minute; a resting order at each round until it
+ * ends), each settled by an earlier round. test/reconcile/round-orders.property.test.ts and
+ * kernel.property.test.ts check it round by round.
+ */
+export function unsettledRows(
+  reports: readonly OrderReport[],
+  orders: readonly Order[],
+  fills: readonly (readonly FillReport[])[],
+): readonly OrderReport[] {
+  if (reports.length === 0 || orders.length === 0) return reports;
+  const byOid = new Map<ClientOid, Order>();
+  for (const o of orders) byOid.set(o.clientOid, o);
+  const rowsById = new Map<OrderId, number>();
+  for (const r of reports) rowsById.set(r.orderId, (rowsById.get(r.orderId) ?? 0) + 1);
+  const filledIds = new Set<OrderId>();
+  for (const list of fills) for (const f of list) filledIds.add(f.orderId);
+  const settled = (r: OrderReport): boolean => {
+    const o = r.clientOid !== undefined ? byOid.get(r.clientOid) : undefined;
+    return (
+      o !== undefined &&
+      o.orderId === r.orderId &&
+      localStatusOf(r.status) === o.status &&
+      !r.filledQty.gt(held(o)) &&
+      rowsById.get(r.orderId) === 1 &&
+      !filledIds.has(r.orderId)
+    );
+  };
+  const kept = reports.filter((r) => !settled(r));
+  return kept.length === reports.length ? reports : kept;
+}
+
+/** What an order holds as filled: the larger of its recorded quantity and its fills' sum (kernel.ts). */
+function held(o: Order): Dec {
+  return o.fillsQty !== undefined && o.fillsQty.gt(o.filledQty) ? o.fillsQty : o.filledQty;
 }

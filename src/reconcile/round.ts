@@ -9,7 +9,7 @@ import type { FillReport, OrderReport } from '../core/reports.ts';
 import type { OrderStore, StoredFill } from '../store/port.ts';
 import { commitReconcile, type CommittedReconcile } from './commit.ts';
 import { reconcile, type ReconcileOutput, type ReconcileWarning } from './kernel.ts';
-import { keepForRound, namedByRound } from './round-orders.ts';
+import { keepForRound, namedByRound, unsettledRows } from './round-orders.ts';
 import { storedFill } from '../store/stored-fill.ts';
 
 export interface RoundInput {
@@ -55,15 +55,20 @@ const NO_ORDERS: ReadonlyMap<ClientOid, Order> = new Map();
 
 export function runRound(store: OrderStore, input: RoundInput, s: RoundSettings): RoundResult {
   const unattributed = store.unattributedFills?.(s.now - s.recentMs) ?? [];
-  const named = namedByRound(input.reports, [input.fills, unattributed]);
+  const fillLists = [input.fills, unattributed];
+  const named = namedByRound(input.reports, fillLists);
   // A store may ignore `named` (it is optional): filtered again, which changes nothing when it did not.
-  const orders = keepForRound(
+  const window = keepForRound(
     store.ordersUpdatedSince?.(s.now - s.recentMs, named) ?? store.openOrders(),
     named,
   );
+  // Rows that say what their order already holds change nothing: they stay out, and so do ended
+  // orders only they named.
+  const reports = unsettledRows(input.reports, window, fillLists);
+  const orders = reports === input.reports ? window : keepForRound(window, namedByRound(reports, fillLists));
   const out = reconcile({
     orders,
-    reports: input.reports,
+    reports,
     fills: input.fills,
     knownTradeIds: (id) => store.hasFill(id),
     now: s.now,
