@@ -29,6 +29,7 @@ export const KERNELS = {
   'src/strategy/place-fields.ts': ['test/strategy/place-fields.test.ts'],
   'src/reconcile/round-orders.ts': [
     'test/reconcile/round-orders.test.ts',
+    'test/reconcile/round-orders.property.test.ts',
     'test/reconcile/kernel.property.test.ts',
   ],
 };

@@ -55,7 +55,8 @@ export function ordersForRound(
  * The rows of `reports` that can change something in the round, the others left out (the same
  * array when none is). A row is settled when it says what its order already holds: the order is in
  * `orders`, linked to the row's order id, in the local state the row's status stands for, with at
- * least the row's filled quantity; and no other row has that order id, no fill names it.
+ * least the row's filled quantity; and no other row has that order id or client_oid, no fill names
+ * it.
  *
  * Why the round is the same without it: the kernel (kernel.ts) matches the row to that order and
  * `settle` finds nothing to say. No acceptance (linked already), no move (the same state), no
@@ -63,8 +64,9 @@ export function ordersForRound(
  * ended otherwise (a row's status never stands for `rejected`), no second row of that order id
  * collapses with it. Without the row, the order yields nothing either: a linked order is never
  * declared lost; a live one stays in the round, an ended one that nothing else names leaves it (see
- * above). A second row with the same client_oid under another order id is flagged with or without
- * this one. What it saves: the history window shows every order created in the last minutes at every
+ * above). A second row with the same client_oid keeps it: a plan whose child is not linked yet takes
+ * rows under other order ids, and the kernel flags the second one only while the first holds its
+ * place (found in review). What it saves: the history window shows every order created in the last minutes at every
  * round (a market maker's 25 ended quotes, a round a minute; a resting order at each round until it
  * ends), each settled by an earlier round. test/reconcile/round-orders.property.test.ts and
  * kernel.property.test.ts check it round by round.
@@ -78,7 +80,11 @@ export function unsettledRows(
   const byOid = new Map<ClientOid, Order>();
   for (const o of orders) byOid.set(o.clientOid, o);
   const rowsById = new Map<OrderId, number>();
-  for (const r of reports) rowsById.set(r.orderId, (rowsById.get(r.orderId) ?? 0) + 1);
+  const rowsByOid = new Map<ClientOid, number>();
+  for (const r of reports) {
+    rowsById.set(r.orderId, (rowsById.get(r.orderId) ?? 0) + 1);
+    if (r.clientOid !== undefined) rowsByOid.set(r.clientOid, (rowsByOid.get(r.clientOid) ?? 0) + 1);
+  }
   const filledIds = new Set<OrderId>();
   for (const list of fills) for (const f of list) filledIds.add(f.orderId);
   const settled = (r: OrderReport): boolean => {
@@ -89,6 +95,7 @@ export function unsettledRows(
       localStatusOf(r.status) === o.status &&
       !r.filledQty.gt(held(o)) &&
       rowsById.get(r.orderId) === 1 &&
+      rowsByOid.get(o.clientOid) === 1 &&
       !filledIds.has(r.orderId)
     );
   };

@@ -97,9 +97,18 @@ export interface OwnStreams {
   readonly fillsOf: (id: StrategyId) => Observable<StrategyFill>;
 }
 
+/** Each strategy's order updates and fills through a filter of its own (any source, cold ones too). */
+export function filteredInputs(inputs: HostInputs): OwnStreams {
+  return {
+    ordersOf: (id) => inputs.orders$.pipe(filter((o) => o.strategy === id)),
+    fillsOf: (id) => inputs.fills$.pipe(filter((f) => f.strategy === id)),
+  };
+}
+
 /**
  * Each strategy's order updates and fills routed to it by its id (./route-by-key.ts): every update
- * belongs to one strategy, so its cost stays the same however many strategies run.
+ * belongs to one strategy, so its cost stays the same however many strategies run. For hot sources
+ * (the engine's Subjects).
  */
 export function routedInputs(inputs: HostInputs): OwnStreams {
   return {
@@ -208,7 +217,7 @@ export function hostStrategy(
   s: HostedStrategy,
   inputs: HostInputs,
   clock: Clock,
-  own: OwnStreams = routedInputs(inputs),
+  own: OwnStreams = filteredInputs(inputs),
 ): Observable<HostOutput> {
   const rules: IntentRules = {
     strategy: s.id,
@@ -253,7 +262,10 @@ export function hostStrategy(
   );
 }
 
-/** Every strategy, merged; errors never reach this level. */
+/**
+ * Every strategy, merged; errors never reach this level. `inputs` are the engine's hot streams: each
+ * order update and fill is routed to its strategy (`routedInputs`).
+ */
 export function hostStrategies(
   strategies: readonly HostedStrategy[],
   inputs: HostInputs,

@@ -4,15 +4,12 @@
 // strategy: with a filter per strategy, each update cost a call into every strategy's stream (32
 // strategies: 32 filter calls an update, one of them passing); routed, it costs a map lookup.
 //
-// Same values, same order, same moments: the source is subscribed once, when the first key is
-// subscribed (and again after every key was let go, as each filter would subscribe anew); a value
-// reaches its key's subscribers synchronously, in the order they subscribed; an error or a completion
-// of the source reaches every subscriber of every key, and whoever subscribes after it gets it at once
-// (a Subject that ended does the same to a new subscriber).
+// For a hot source (the engine's Subjects): same values, same order, same moments. The source is
+// subscribed once, when the first key is subscribed (and again after every key was let go, as each
+// filter would subscribe anew); a value reaches its key's subscribers synchronously, in the order
+// they subscribed; an error or a completion reaches every subscriber of every key in that order.
+// Not for a cold source: a filter per subscriber replays it to each, one shared subscription does not.
 import { Observable, type Subscriber, type Subscription } from 'rxjs';
-
-/** How the source ended, for subscribers that come later. */
-type Ending = { readonly error: unknown } | 'complete';
 
 export function routeByKey<T, K>(source$: Observable<T>, keyOf: (value: T) => K): (key: K) => Observable<T> {
   /** Each key's subscribers, in the order they subscribed. */
@@ -20,7 +17,8 @@ export function routeByKey<T, K>(source$: Observable<T>, keyOf: (value: T) => K)
   /** Every subscriber, in the order they subscribed (an ending reaches them in that order). */
   const all = new Set<Subscriber<T>>();
   let source: Subscription | undefined;
-  let ended: Ending | undefined;
+  /** Counts subscriptions to the source: one made while another was being made replaces it. */
+  let generation = 0;
 
   const deliver = (value: T): void => {
     const list = byKey.get(keyOf(value));
@@ -32,36 +30,29 @@ export function routeByKey<T, K>(source$: Observable<T>, keyOf: (value: T) => K)
     // As a Subject does: those subscribed when the value came, unless they left meanwhile.
     for (const s of list.slice()) if (!s.closed) s.next(value);
   };
-  const end = (how: Ending): void => {
-    ended = how;
+  // Everyone is let go first: whoever subscribes from an ending callback subscribes the source anew
+  // (as a filter of an ended Subject would, and is ended by it at once).
+  const end = (reach: (s: Subscriber<T>) => void): void => {
     const everyone = [...all];
     all.clear();
     byKey.clear();
-    for (const s of everyone) {
-      if (how === 'complete') s.complete();
-      else s.error(how.error);
-    }
+    for (const s of everyone) reach(s);
   };
 
   return (key) =>
     new Observable<T>((subscriber) => {
-      // Nobody left: the source is subscribed afresh, and how it ended before says nothing of it.
-      if (all.size === 0) ended = undefined;
-      if (ended !== undefined) {
-        if (ended === 'complete') subscriber.complete();
-        else subscriber.error(ended.error);
-        return undefined;
-      }
       const list = byKey.get(key) ?? [];
       byKey.set(key, list);
       list.push(subscriber);
       all.add(subscriber);
       if (all.size === 1) {
-        source = source$.subscribe({
+        const mine = ++generation;
+        const made = source$.subscribe({
           next: deliver,
-          error: (error: unknown) => end({ error }),
-          complete: () => end('complete'),
+          error: (error: unknown) => end((s) => s.error(error)),
+          complete: () => end((s) => s.complete()),
         });
+        if (generation === mine) source = made;
       }
       return () => {
         const at = list.indexOf(subscriber);

@@ -22,7 +22,8 @@ const local = fc.record({
   id: fc.option(fc.integer({ min: 0, max: 4 }), { nil: undefined }),
   filled: qty,
   fills: fc.option(qty, { nil: undefined }),
-  plan: fc.option(fc.integer({ min: 0, max: 4 }), { nil: undefined }),
+  // A plan order: its child's id once linked (5: not linked yet, the plan takes rows under other ids).
+  plan: fc.option(fc.integer({ min: 0, max: 5 }), { nil: undefined }),
 });
 
 const aRow = fc.record({
@@ -30,6 +31,7 @@ const aRow = fc.record({
   id: fc.integer({ min: 0, max: 4 }),
   status: fc.constantFrom<VenueOrderStatus>('filled', 'canceled', 'open', 'pending', 'canceling'),
   filled: qty,
+  plan: fc.boolean(),
 });
 
 const aFill = fc.record({ id: fc.integer({ min: 0, max: 5 }), trade: fc.integer({ min: 1, max: 9 }) });
@@ -50,10 +52,17 @@ describe('unsettledRows (property)', () => {
           const rows = drawn.map((r) => {
             if (!('echo' in r)) return r;
             const b = books[r.echo % Math.max(1, books.length)];
-            if (b === undefined) return { n: undefined, id: 0, status: 'open' as const, filled: '0' };
+            if (b === undefined)
+              return { n: undefined, id: 0, status: 'open' as const, filled: '0', plan: false };
             const same = ['filled', 'canceled', 'open', 'pending', 'canceling'].includes(b.status);
             const status = (same ? b.status : r.live ? 'open' : 'canceled') as VenueOrderStatus;
-            return { n: b.n, id: b.id ?? 0, status, filled: r.more ? '1.5' : b.filled };
+            return {
+              n: b.n,
+              id: b.id ?? 0,
+              status,
+              filled: r.more ? '1.5' : b.filled,
+              plan: b.plan !== undefined,
+            };
           });
           const orders: Order[] = books.map((b) =>
             localOrder(b.n, {
@@ -61,12 +70,18 @@ describe('unsettledRows (property)', () => {
               ...(b.id !== undefined ? { orderId: id(b.id) } : {}),
               filledQty: dec(b.filled),
               ...(b.fills !== undefined ? { fillsQty: dec(b.fills) } : {}),
-              ...(b.plan !== undefined ? { planOrderId: id(b.plan), triggerPrice: dec('59000') } : {}),
+              ...(b.plan !== undefined ? { triggerPrice: dec('59000') } : {}),
+              ...(b.plan !== undefined && b.plan < 5 ? { planOrderId: id(b.plan) } : {}),
               updatedAt: T0 + 1,
             }),
           );
           const reports: OrderReport[] = rows.map((r) => {
-            const base = row(r.id, { status: r.status, filledQty: dec(r.filled), priceAvg: dec('60000') });
+            const base = row(r.id, {
+              status: r.status,
+              filledQty: dec(r.filled),
+              priceAvg: dec('60000'),
+              ...(r.plan ? { triggerPrice: dec('59000') } : {}),
+            });
             if (r.n === undefined) {
               const { clientOid: _none, ...rest } = base;
               return rest;

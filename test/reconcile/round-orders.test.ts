@@ -1,8 +1,9 @@
 // The orders a round hands the kernel: live ones, and the terminal ones its rows or fills name.
 import { describe, expect, it } from 'vitest';
+import { dec } from '../../src/core/decimal.ts';
 import { orderId } from '../../src/core/ids.ts';
 import { reconcile } from '../../src/reconcile/kernel.ts';
-import { ordersForRound } from '../../src/reconcile/round-orders.ts';
+import { ordersForRound, unsettledRows } from '../../src/reconcile/round-orders.ts';
 import { fillOf, localOrder, PREFIX, row, T0 } from './fixtures.ts';
 
 const live = localOrder(1);
@@ -42,5 +43,43 @@ describe('ordersForRound', () => {
     expect(whole.events.some((e) => e.kind === 'OrderFilled' && e.clientOid === namedByFill.clientOid)).toBe(
       true,
     );
+  });
+
+  it('keeps a plan row when another row carries its client_oid (found in review)', () => {
+    // A plan that fired, its child not linked yet: it takes rows under other order ids, and the
+    // kernel flags a second one only while the first holds its place.
+    const plan = localOrder(1, {
+      orderId: orderId('700000000000000001'),
+      triggerPrice: dec('59000'),
+      status: 'pending',
+      updatedAt: T0 + 1,
+    });
+    const own = row(1, { status: 'pending', triggerPrice: dec('59000') });
+    const other = row(1, {
+      orderId: orderId('700000000000000002'),
+      status: 'canceled',
+      triggerPrice: dec('59000'),
+    });
+    for (const reports of [
+      [own, other],
+      [other, own],
+    ]) {
+      expect(unsettledRows(reports, [plan], [[]])).toBe(reports);
+      const out = reconcile({
+        orders: [plan],
+        reports,
+        fills: [],
+        knownTradeIds: () => false,
+        now: T0 + 60_000,
+        graceMs: 1_000,
+        prefix: PREFIX,
+        lostScope: 'plans',
+      });
+      // Whichever row comes first is taken, the other flagged: without the plan's own row, the other
+      // would be taken unflagged.
+      expect(out.warnings.map((w) => w.code)).toEqual(['duplicate-client-oid']);
+    }
+    // Alone, the same row says what the plan holds: left out.
+    expect(unsettledRows([own], [plan], [[]])).toEqual([]);
   });
 });

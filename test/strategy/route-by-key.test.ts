@@ -1,7 +1,7 @@
 // routeByKey gives each subscriber what a filter on its key gives it: the same values at the same
 // frames, the same error or completion, late subscribers included.
 import fc from 'fast-check';
-import { filter, Observable, Subject, type Subscription } from 'rxjs';
+import { defer, EMPTY, filter, Observable, Subject, type Subscription } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { describe, expect, it } from 'vitest';
 import { routeByKey } from '../../src/strategy/route-by-key.ts';
@@ -76,6 +76,31 @@ describe('routeByKey (marbles)', () => {
     expect(live).toBe(0);
     route('C').subscribe().unsubscribe();
     expect([subscriptions, live]).toEqual([2, 0]);
+  });
+});
+
+describe('routeByKey (found in review)', () => {
+  it('keeps the source subscribed anew from an ending callback, and lets it go once', () => {
+    // The source ends at its first subscription and is live at the next; a subscriber subscribes
+    // again from its completion. The second subscription must be the one kept (and let go).
+    const scenario = (split: (source$: Observable<Item>) => (key: string) => Observable<Item>) => {
+      const live = new Subject<Item>();
+      let made = 0;
+      const source$ = defer(() => (made++ === 0 ? EMPTY : live));
+      const of = split(source$);
+      const seen: string[] = [];
+      let again: Subscription | undefined;
+      of('A').subscribe({ complete: () => (again = of('A').subscribe((v) => seen.push(`again ${v.n}`))) });
+      live.next({ key: 'A', n: 1 });
+      again?.unsubscribe();
+      const later = of('A').subscribe((v) => seen.push(`later ${v.n}`));
+      live.next({ key: 'A', n: 2 });
+      later.unsubscribe();
+      return { seen, observersLeft: live.observers.length };
+    };
+    const routed = scenario((source$) => routeByKey(source$, (x) => x.key));
+    expect(routed).toEqual(scenario((source$) => (key) => source$.pipe(filter((x) => x.key === key))));
+    expect(routed).toEqual({ seen: ['again 1', 'later 2'], observersLeft: 0 });
   });
 });
 
