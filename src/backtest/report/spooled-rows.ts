@@ -10,9 +10,9 @@
 // creation, then client_oid; a RunRecord's: its array order). Fills come in time order, ties in the
 // stored order (the store's insertion number; a RunRecord's array order).
 import Database from 'better-sqlite3';
-import { dec } from '../../core/decimal.ts';
+import { dec, type Dec } from '../../core/decimal.ts';
 import { clientOid, strategyId } from '../../core/ids.ts';
-import { ORDER_STATUSES, type OrderSide, type OrderStatus } from '../../core/orders.ts';
+import { ORDER_SIDES, ORDER_STATUSES, type OrderSide } from '../../core/orders.ts';
 import { CompactIdSet } from '../../store/compact-id-set.ts';
 import type { StoredFill } from '../../store/port.ts';
 import { StoreError } from '../../core/errors.ts';
@@ -77,10 +77,26 @@ function timeAt(values: readonly unknown[], i: number, what: string): number {
   throw new StoreError(`corrupt store row: ${what} is ${JSON.stringify(v)}`);
 }
 
-function statusAt(values: readonly unknown[]): OrderStatus {
-  const v = textAt(values, ORDER_STATUS, 'an order status');
-  if ((ORDER_STATUSES as readonly string[]).includes(v)) return v as OrderStatus;
-  throw new StoreError(`corrupt store row: an order status is ${JSON.stringify(v)}`);
+/** The value at `i` of a stored row, one of `allowed`; a StoreError otherwise. */
+function oneOfAt<T extends string>(
+  values: readonly unknown[],
+  i: number,
+  allowed: readonly T[],
+  what: string,
+): T {
+  const v = textAt(values, i, what);
+  if ((allowed as readonly string[]).includes(v)) return v as T;
+  throw new StoreError(`corrupt store row: ${what} is ${JSON.stringify(v)}`);
+}
+
+/** The decimal at `i` of a stored row; a StoreError otherwise. */
+function decimalAt(values: readonly unknown[], i: number, what: string): Dec {
+  const v = textAt(values, i, what);
+  try {
+    return dec(v);
+  } catch {
+    throw new StoreError(`corrupt store row: ${what} is ${JSON.stringify(v)}, not a decimal`);
+  }
 }
 
 /**
@@ -311,18 +327,19 @@ export class SpooledRows implements ReportRows {
         const oid = textAt(values, ORDER_OID, "an order's client_oid");
         const id = textAt(values, ORDER_ID, "an order's id", true);
         const trigger = textAt(values, ORDER_TRIGGER, "an order's trigger price", true);
-        const status = statusAt(values);
+        const planId = textAt(values, ORDER_PLAN_ID, "an order's plan order id", true);
+        const status = oneOfAt(values, ORDER_STATUS, ORDER_STATUSES, "an order's status");
         const plan = trigger !== null;
         const triggered =
-          plan &&
-          (values[ORDER_PLAN_ID] !== null ||
-            dec(textAt(values, ORDER_FILLED, "an order's filled size")).gt(0));
+          plan && (planId !== null || decimalAt(values, ORDER_FILLED, "an order's filled size").gt(0));
+        // A plan's trigger price is read back as a decimal with the report (checked here, once).
+        if (plan) decimalAt(values, ORDER_TRIGGER, "an order's trigger price");
         counter.addStatus(status, triggered, plan);
         if (!oids.has(oid) && (id === null || !ids.has(id))) return;
         const line: OrderLine = [
           oid,
           textAt(values, ORDER_STRATEGY, "an order's strategy"),
-          textAt(values, ORDER_SIDE, "an order's side") as OrderSide,
+          oneOfAt(values, ORDER_SIDE, ORDER_SIDES, "an order's side"),
           trigger,
         ];
         insertOrder.run(keyBlob(oid), id === null ? null : keyBlob(id), a, keyBlob(b), JSON.stringify(line));

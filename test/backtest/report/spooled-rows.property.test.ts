@@ -11,6 +11,7 @@ import { SpooledRows } from '../../../src/backtest/report/spooled-rows.ts';
 import { buildTrades, type Trade } from '../../../src/backtest/report/trades.ts';
 import type { RunRecord } from '../../../src/backtest/report/types.ts';
 import { dec } from '../../../src/core/decimal.ts';
+import { StoreError } from '../../../src/core/errors.ts';
 import { clientOid, orderId, strategyId, symbolId, tradeId } from '../../../src/core/ids.ts';
 import { ORDER_SIDES, type Order } from '../../../src/core/orders.ts';
 import type { StoredFill } from '../../../src/store/port.ts';
@@ -309,5 +310,56 @@ describe('SpooledRows keys', () => {
     const got = fromStore(fills, orders);
     expect(got.map((f) => f['strategy'])).toEqual(['s\udc00', 's1']);
     expect(got).toEqual(reportFills(fills, orders).map(plain));
+  });
+});
+
+describe('SpooledRows from a store with a corrupt row', () => {
+  const base = roundTrip();
+  const order = base.orders[0]!;
+  const plan: Order = { ...order, triggerPrice: dec('59000') };
+  // A fill of the order, so that the spool copies the order's row (it copies only orders joined).
+  const fill: StoredFill = { ...base.fills[0]!, clientOid: order.clientOid };
+  const spool = (values: readonly unknown[]) => () =>
+    SpooledRows.fromStore({
+      forEachFillValues: (each) => each(fillValues(fill), undefined, 0),
+      forEachOrderValues: (each) => each(values),
+    }).close();
+  const at = (column: string): number =>
+    [
+      'order_id',
+      'strategy',
+      'symbol',
+      'side',
+      'order_type',
+      'price',
+      'size',
+      'status',
+      'filled_qty',
+      'avg_price',
+      'fills_qty',
+      'fills_value',
+      'tag',
+      'reason',
+      'created_at',
+      'updated_at',
+      'trigger_price',
+      'plan_order_id',
+    ].indexOf(column);
+  const broken = (o: Order, column: string, v: unknown): unknown[] => {
+    const values: unknown[] = orderValues(o);
+    values[at(column)] = v;
+    return values;
+  };
+
+  it('refuses it with a StoreError naming the value', () => {
+    expect(spool(orderValues(order))).not.toThrow();
+    expect(spool(broken(order, 'side', 'sideways'))).toThrow(
+      /corrupt store row: an order's side is "sideways"/,
+    );
+    expect(spool(broken(order, 'status', 'lost?'))).toThrow(StoreError);
+    expect(spool(broken(order, 'created_at', 'noon'))).toThrow(StoreError);
+    expect(spool(broken(plan, 'filled_qty', '1x'))).toThrow(/filled size is "1x", not a decimal/);
+    expect(spool(broken(plan, 'trigger_price', 'high'))).toThrow(/trigger price is "high", not a decimal/);
+    expect(spool(broken(plan, 'plan_order_id', 7))).toThrow(StoreError);
   });
 });
