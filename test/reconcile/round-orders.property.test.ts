@@ -42,13 +42,23 @@ describe('unsettledRows (property)', () => {
     fc.assert(
       fc.property(
         fc.uniqueArray(local, { selector: (o) => o.n, maxLength: 4 }),
-        fc.array(fc.oneof(aRow, fc.record({ echo: fc.nat(), more: fc.boolean(), live: fc.boolean() })), {
-          maxLength: 8,
-        }),
+        fc.array(
+          fc.oneof(
+            aRow,
+            fc.record({
+              echo: fc.nat(),
+              filled: fc.constantFrom('own', 'fills', 'more'),
+              live: fc.boolean(),
+            }),
+          ),
+          {
+            maxLength: 8,
+          },
+        ),
         fc.array(aFill, { maxLength: 3 }),
         (books, drawn, fills) => {
-          // Half the rows echo a drawn order (its client_oid, id, state and filled size, now and then
-          // more filled than it holds): the settled case, next to rows that differ from it.
+          // Half the rows echo a drawn order (its client_oid, id, state and filled size or its fills'
+          // size, now and then more filled than it holds): the settled case, next to rows that differ from it.
           const rows = drawn.map((r) => {
             if (!('echo' in r)) return r;
             const b = books[r.echo % Math.max(1, books.length)];
@@ -60,7 +70,7 @@ describe('unsettledRows (property)', () => {
               n: b.n,
               id: b.id ?? 0,
               status,
-              filled: r.more ? '1.5' : b.filled,
+              filled: r.filled === 'more' ? '1.5' : r.filled === 'fills' ? (b.fills ?? b.filled) : b.filled,
               plan: b.plan !== undefined,
             };
           });

@@ -82,4 +82,19 @@ describe('ordersForRound', () => {
     // Alone, the same row says what the plan holds: left out.
     expect(unsettledRows([own], [plan], [[]])).toEqual([]);
   });
+
+  it('counts as held the larger of the recorded filled size and the fills', () => {
+    // Fills ahead of the recorded size (they are applied before the row's progress): the row says no more.
+    const ahead = localOrder(7, {
+      status: 'canceled',
+      orderId: orderId('700000000000000007'),
+      filledQty: dec('0.5'),
+      fillsQty: dec('1'),
+    });
+    const rowOf = (filled: string) => row(7, { status: 'canceled', filledQty: dec(filled) });
+    expect(unsettledRows([rowOf('1')], [ahead], [[]])).toEqual([]);
+    expect(unsettledRows([rowOf('0.5')], [{ ...ahead, fillsQty: dec('0.25') }], [[]])).toEqual([]);
+    const more = [rowOf('1')];
+    expect(unsettledRows(more, [{ ...ahead, fillsQty: dec('0.75') }], [[]])).toBe(more);
+  });
 });
