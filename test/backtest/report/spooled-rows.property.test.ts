@@ -15,7 +15,7 @@ import { StoreError } from '../../../src/core/errors.ts';
 import { clientOid, orderId, strategyId, symbolId, tradeId } from '../../../src/core/ids.ts';
 import { ORDER_SIDES, type Order } from '../../../src/core/orders.ts';
 import type { StoredFill } from '../../../src/store/port.ts';
-import { fillValues, orderValues } from '../../../src/store/rows.ts';
+import { ORDER_DATA_COLUMNS, fillValues, orderValues } from '../../../src/store/rows.ts';
 import { MarkerPicks, buildChartData } from '../../../src/backtest/report/chart-data.ts';
 import { pickEvenly } from '../../../src/backtest/report/downsample.ts';
 import { buildReportJson, jsonRun, renderReportJson } from '../../../src/backtest/report/json.ts';
@@ -324,28 +324,8 @@ describe('SpooledRows from a store with a corrupt row', () => {
       forEachFillValues: (each) => each(fillValues(fill), undefined, 0),
       forEachOrderValues: (each) => each(values),
     }).close();
-  const at = (column: string): number =>
-    [
-      'order_id',
-      'strategy',
-      'symbol',
-      'side',
-      'order_type',
-      'price',
-      'size',
-      'status',
-      'filled_qty',
-      'avg_price',
-      'fills_qty',
-      'fills_value',
-      'tag',
-      'reason',
-      'created_at',
-      'updated_at',
-      'trigger_price',
-      'plan_order_id',
-    ].indexOf(column);
-  const broken = (o: Order, column: string, v: unknown): unknown[] => {
+  const at = (column: (typeof ORDER_DATA_COLUMNS)[number]): number => ORDER_DATA_COLUMNS.indexOf(column);
+  const broken = (o: Order, column: (typeof ORDER_DATA_COLUMNS)[number], v: unknown): unknown[] => {
     const values: unknown[] = orderValues(o);
     values[at(column)] = v;
     return values;
