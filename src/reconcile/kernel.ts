@@ -425,7 +425,7 @@ function settle(
 }
 
 /** The order's filled quantity once `fills` are applied (the reducer takes the max of both sources). */
-function filledAfterFills(order: Order, fills: readonly FillReport[]): Dec {
+export function filledAfterFills(order: Order, fills: readonly FillReport[]): Dec {
   let q = order.fillsQty ?? ZERO;
   for (const f of fills) q = q.plus(f.size);
   return q.gt(order.filledQty) ? q : order.filledQty;

@@ -14,11 +14,13 @@
 // ended in that time (a market maker quoting 5 orders a minute: about 75), and each round re-read all
 // of them; a round's rows and fills name a few. The store applies `named` as it reads the window
 // (OrderStore.ordersUpdatedSince's `keepTerminal`), so the others are not even gathered and sorted.
-import type { Dec } from '../core/decimal.ts';
 import type { ClientOid, OrderId } from '../core/ids.ts';
 import { isTerminal, type Order } from '../core/orders.ts';
 import type { FillReport, OrderReport } from '../core/reports.ts';
+import { filledAfterFills } from './kernel.ts';
 import { localStatusOf } from './report-rows.ts';
+
+const NO_FILLS: readonly FillReport[] = [];
 
 /** Whether a round's rows or fills name an order (by client_oid or exchange order id). */
 export function namedByRound(
@@ -66,10 +68,10 @@ export function ordersForRound(
  * declared lost; a live one stays in the round, an ended one that nothing else names leaves it (see
  * above). A second row with the same client_oid keeps it: a plan whose child is not linked yet takes
  * rows under other order ids, and the kernel flags the second one only while the first holds its
- * place (found in review). What it saves: the history window shows every order created in the last minutes at every
- * round (a market maker's 25 ended quotes, a round a minute; a resting order at each round until it
- * ends), each settled by an earlier round. test/reconcile/round-orders.property.test.ts and
- * kernel.property.test.ts check it round by round.
+ * place (found in review). What it saves: the history window shows every order created in the last
+ * minutes at every round (a market maker's 25 ended quotes, a round a minute; a resting order at each
+ * round until it ends), each settled by an earlier round. test/reconcile/round-orders.property.test.ts
+ * and kernel.property.test.ts check it round by round.
  */
 export function unsettledRows(
   reports: readonly OrderReport[],
@@ -95,7 +97,7 @@ export function unsettledRows(
       o !== undefined &&
       o.orderId === r.orderId &&
       localStatusOf(r.status) === o.status &&
-      !r.filledQty.gt(held(o)) &&
+      !r.filledQty.gt(filledAfterFills(o, NO_FILLS)) &&
       rowsById.get(r.orderId) === 1 &&
       rowsByOid.get(o.clientOid) === 1 &&
       !filledIds.has(r.orderId)
@@ -103,9 +105,4 @@ export function unsettledRows(
   };
   const kept = reports.filter((r) => !settled(r));
   return kept.length === reports.length ? reports : kept;
-}
-
-/** What an order holds as filled: the larger of its recorded quantity and its fills' sum (kernel.ts). */
-function held(o: Order): Dec {
-  return o.fillsQty !== undefined && o.fillsQty.gt(o.filledQty) ? o.fillsQty : o.filledQty;
 }

@@ -149,11 +149,6 @@ export class ColdRows {
     this.#fillLines.append(JSON.stringify([...fillValues(f), rowid]));
   }
 
-  /** Calls `each` with every retired fill, decoded, with its rowid (in the order they were retired). */
-  forEachFill(each: (c: ColdFill) => void): void {
-    this.forEachFillValues((values, _text, rowid) => each({ fill: fillFromValues(values), rowid }));
-  }
-
   /**
    * Calls `each` with every retired fill's values in FILL_COLUMNS order (its rowid follows them),
    * parsed but not decoded, the JSON text of exactly those values (its line without the rowid: the
@@ -170,7 +165,7 @@ export class ColdRows {
   /** Every retired fill, decoded, with its rowid (in the order they were retired). */
   fills(): ColdFill[] {
     const out: ColdFill[] = [];
-    this.forEachFill((c) => out.push(c));
+    this.forEachFillValues((values, _text, rowid) => out.push({ fill: fillFromValues(values), rowid }));
     return out;
   }
 

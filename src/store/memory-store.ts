@@ -371,20 +371,12 @@ export class MemoryStore implements OrderStore {
   }
 
   /**
-   * Calls `each` with every fill as it is now (attributed ones with their client_oid) and its
-   * insertion number, in no particular order, without gathering them: the retired ones are read back
-   * one at a time (a long backtest's report spools them so: src/backtest/report/spooled-rows.ts).
-   * Sorting by (createdTime, rowid) gives allFills()'s order.
-   */
-  forEachFill(each: (f: StoredFill, rowid: number) => void): void {
-    for (const f of this.#fillList) each(this.#fills.get(f.tradeId) ?? f, this.#rowid.get(f.tradeId) ?? 0);
-    this.#cold.forEachFill((c) => each(c.fill, c.rowid));
-  }
-
-  /**
-   * `forEachFill` with each fill's values in FILL_COLUMNS order and, for a retired one, the JSON
-   * text of exactly those values (its values carry its rowid after them; a live fill's text is
-   * undefined and its values are exactly FILL_COLUMNS): the retired ones are not decoded.
+   * Calls `each` with every fill as it is now (attributed ones with their client_oid), as its values
+   * in FILL_COLUMNS order, and its insertion number, in no particular order, without gathering them
+   * (a long backtest's report spools them so: src/backtest/report/spooled-rows.ts). The retired ones
+   * are read back one at a time, parsed but not decoded, with the JSON text of exactly those values
+   * (their values carry the rowid after them); a live fill's text is undefined and its values are
+   * exactly FILL_COLUMNS. Sorting by (created_at, rowid) gives allFills()'s order.
    */
   forEachFillValues(
     each: (values: readonly unknown[], text: string | undefined, rowid: number) => void,

@@ -78,12 +78,12 @@ export const PLAN_STATUSES: readonly PlanStatus[] = [
   'unknown',
 ];
 
-function oneOf<T extends string>(values: readonly T[], v: string, what: string, where: string): T {
+export function oneOf<T extends string>(values: readonly T[], v: string, what: string, where: string): T {
   if ((values as readonly string[]).includes(v)) return v as T;
   throw new StoreError(`corrupt store: ${where} has ${what} ${JSON.stringify(v)}`);
 }
 
-function decimal(v: string, what: string, where: string): Dec {
+export function decimal(v: string, what: string, where: string): Dec {
   try {
     return dec(v);
   } catch {

@@ -42,7 +42,7 @@ export interface HostedStrategy {
   readonly instance: StrategyInstance;
 }
 
-/** Shared engine streams; the host filters them per strategy. */
+/** Shared engine streams; the host hands each strategy its part (`filteredInputs`, `routedInputs`). */
 export interface HostInputs {
   readonly tickers$: Observable<Ticker>;
   readonly orders$: Observable<Order>;

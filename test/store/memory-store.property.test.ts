@@ -8,7 +8,7 @@ import { clientOid, orderId, strategyId, symbolId, tradeId } from '../../src/cor
 import { isTerminal, ORDER_STATUSES, type Order } from '../../src/core/orders.ts';
 import { MemoryStore } from '../../src/store/memory-store.ts';
 import type { OrderStore, StoredFill } from '../../src/store/port.ts';
-import { PLAN_STATUSES, fillValues, orderValues } from '../../src/store/rows.ts';
+import { FILL_COLUMNS, PLAN_STATUSES, fillValues, orderValues } from '../../src/store/rows.ts';
 import { plan } from './prune-fixtures.ts';
 import { SqliteStore } from '../../src/store/sqlite-store.ts';
 
@@ -198,26 +198,32 @@ function outcome(s: OrderStore, o: Op): string {
 
 const plain = (v: unknown): unknown => JSON.parse(JSON.stringify(v));
 
-/** Every row as the report's spool reads it: values (retired ones parsed, not decoded) and text. */
+/**
+ * Every row as the report's spool reads it: values (retired ones parsed, not decoded) and text; fills
+ * in (created_at, rowid) order, which must be allFills()'s.
+ */
 function rowsAsValues(s: MemoryStore): { fills: string[]; orders: string[] } {
-  const fills: string[] = [];
+  const fills: { at: number; rowid: number; text: string }[] = [];
   const orders: string[] = [];
   s.forEachFillValues((values, text, rowid) => {
     // A retired fill's text is its values without the rowid that follows them in its line.
     if (text !== undefined) expect(JSON.parse(text)).toEqual(values.slice(0, -1));
-    fills.push(`${text ?? JSON.stringify(values)} ${rowid}`);
+    fills.push({
+      at: values[FILL_COLUMNS.indexOf('created_at')] as number,
+      rowid,
+      text: text ?? JSON.stringify(values),
+    });
   });
   s.forEachOrderValues((values) => orders.push(JSON.stringify(values)));
-  return { fills, orders };
+  fills.sort((a, b) => a.at - b.at || a.rowid - b.rowid);
+  return { fills: fills.map((f) => f.text), orders };
 }
 
-/** The same rows decoded into fills and orders, then listed by the row codec. */
+/** The same rows decoded into fills and orders (allFills, forEachOrder), listed by the row codec. */
 function rowsDecoded(s: MemoryStore): { fills: string[]; orders: string[] } {
-  const fills: string[] = [];
   const orders: string[] = [];
-  s.forEachFill((f, rowid) => fills.push(`${JSON.stringify(fillValues(f))} ${rowid}`));
   s.forEachOrder((o) => orders.push(JSON.stringify(orderValues(o))));
-  return { fills, orders };
+  return { fills: s.allFills().map((f) => JSON.stringify(fillValues(f))), orders };
 }
 
 /** Names the orders whose client_oid ends in an odd digit (a stand-in for a round's rows and fills). */

@@ -10,7 +10,7 @@
 // creation, then client_oid; a RunRecord's: its array order). Fills come in time order, ties in the
 // stored order (the store's insertion number; a RunRecord's array order).
 import Database from 'better-sqlite3';
-import { dec, type Dec } from '../../core/decimal.ts';
+import { dec } from '../../core/decimal.ts';
 import { clientOid, strategyId } from '../../core/ids.ts';
 import { ORDER_SIDES, ORDER_STATUSES, type OrderSide } from '../../core/orders.ts';
 import { CompactIdSet } from '../../store/compact-id-set.ts';
@@ -19,8 +19,10 @@ import { StoreError } from '../../core/errors.ts';
 import {
   FILL_COLUMNS,
   ORDER_DATA_COLUMNS,
+  decimal,
   fillFromValues,
   fillValues,
+  oneOf,
   orderValues,
 } from '../../store/rows.ts';
 import { joinFill, type FillOrder, type ReportFill } from './fills.ts';
@@ -61,6 +63,8 @@ const ORDER_STATUS = ORDER_DATA_COLUMNS.indexOf('status');
 const ORDER_FILLED = ORDER_DATA_COLUMNS.indexOf('filled_qty');
 const ORDER_TRIGGER = ORDER_DATA_COLUMNS.indexOf('trigger_price');
 const ORDER_PLAN_ID = ORDER_DATA_COLUMNS.indexOf('plan_order_id');
+/** Where a bad value was found, for the store's own errors (src/store/rows.ts). */
+const ROW = 'an order row of the report spool';
 
 /** The string at `i` of a stored row (`null` allowed with `nullable`); a StoreError otherwise. */
 function textAt(values: readonly unknown[], i: number, what: string, nullable: true): string | null;
@@ -75,28 +79,6 @@ function timeAt(values: readonly unknown[], i: number, what: string): number {
   const v = values[i];
   if (typeof v === 'number' && Number.isFinite(v)) return v;
   throw new StoreError(`corrupt store row: ${what} is ${JSON.stringify(v)}`);
-}
-
-/** The value at `i` of a stored row, one of `allowed`; a StoreError otherwise. */
-function oneOfAt<T extends string>(
-  values: readonly unknown[],
-  i: number,
-  allowed: readonly T[],
-  what: string,
-): T {
-  const v = textAt(values, i, what);
-  if ((allowed as readonly string[]).includes(v)) return v as T;
-  throw new StoreError(`corrupt store row: ${what} is ${JSON.stringify(v)}`);
-}
-
-/** The decimal at `i` of a stored row; a StoreError otherwise. */
-function decimalAt(values: readonly unknown[], i: number, what: string): Dec {
-  const v = textAt(values, i, what);
-  try {
-    return dec(v);
-  } catch {
-    throw new StoreError(`corrupt store row: ${what} is ${JSON.stringify(v)}, not a decimal`);
-  }
 }
 
 /**
@@ -328,18 +310,20 @@ export class SpooledRows implements ReportRows {
         const id = textAt(values, ORDER_ID, "an order's id", true);
         const trigger = textAt(values, ORDER_TRIGGER, "an order's trigger price", true);
         const planId = textAt(values, ORDER_PLAN_ID, "an order's plan order id", true);
-        const status = oneOfAt(values, ORDER_STATUS, ORDER_STATUSES, "an order's status");
+        const status = oneOf(ORDER_STATUSES, textAt(values, ORDER_STATUS, 'a status'), 'status', ROW);
         const plan = trigger !== null;
         const triggered =
-          plan && (planId !== null || decimalAt(values, ORDER_FILLED, "an order's filled size").gt(0));
+          plan &&
+          (planId !== null ||
+            decimal(textAt(values, ORDER_FILLED, 'a filled size'), 'filled_qty', ROW).gt(0));
         // A plan's trigger price is read back as a decimal with the report (checked here, once).
-        if (plan) decimalAt(values, ORDER_TRIGGER, "an order's trigger price");
+        if (trigger !== null) decimal(trigger, 'trigger_price', ROW);
         counter.addStatus(status, triggered, plan);
         if (!oids.has(oid) && (id === null || !ids.has(id))) return;
         const line: OrderLine = [
           oid,
           textAt(values, ORDER_STRATEGY, "an order's strategy"),
-          oneOfAt(values, ORDER_SIDE, ORDER_SIDES, "an order's side"),
+          oneOf(ORDER_SIDES, textAt(values, ORDER_SIDE, 'a side'), 'side', ROW),
           trigger,
         ];
         insertOrder.run(keyBlob(oid), id === null ? null : keyBlob(id), a, keyBlob(b), JSON.stringify(line));

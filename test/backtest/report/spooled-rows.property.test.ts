@@ -334,12 +334,12 @@ describe('SpooledRows from a store with a corrupt row', () => {
   it('refuses it with a StoreError naming the value', () => {
     expect(spool(orderValues(order))).not.toThrow();
     expect(spool(broken(order, 'side', 'sideways'))).toThrow(
-      /corrupt store row: an order's side is "sideways"/,
+      /corrupt store: an order row of the report spool has side "sideways"/,
     );
     expect(spool(broken(order, 'status', 'lost?'))).toThrow(StoreError);
     expect(spool(broken(order, 'created_at', 'noon'))).toThrow(StoreError);
-    expect(spool(broken(plan, 'filled_qty', '1x'))).toThrow(/filled size is "1x", not a decimal/);
-    expect(spool(broken(plan, 'trigger_price', 'high'))).toThrow(/trigger price is "high", not a decimal/);
+    expect(spool(broken(plan, 'filled_qty', '1x'))).toThrow(/has filled_qty "1x", not a decimal/);
+    expect(spool(broken(plan, 'trigger_price', 'high'))).toThrow(/has trigger_price "high", not a decimal/);
     expect(spool(broken(plan, 'plan_order_id', 7))).toThrow(StoreError);
   });
 });
