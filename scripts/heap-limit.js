@@ -22,11 +22,12 @@ export const DEFAULT_HEAP_MB = 1024;
  * by default): the order path's large functions (the reconcile kernel, the rounds, the planner) were
  * compiled with so much inlined into them that compiling cost more than it saved. Counted by
  * valgrind's callgrind (instructions of every thread, repeatable to 0.4 % here where CPU time varies
- * by a third): the bundled month (`npm start`) 12.39 → 11.61 G (−6 %), the market maker's sample
- * 7.23 → 6.82 G (−6 %), 40,000 minute bars with the sma-cross fixture 18.5–18.7 → 17.2 G (−8 %),
- * never trading 8.14–8.44 → 7.58–8.02 G (−6 %); a budget of 200 saved more with orders and cost the quiet path
- * a third more (BENCHMARKS.md, "A smaller inlining budget"). Semantics are untouched: only what V8
- * compiles, and how, changes. A flag the user gives node comes after these and wins.
+ * by a third): the bundled month (`npm start`) 12.39 → 11.61 G (−6 %), the market maker's
+ * sample 7.23 → 6.82 G (−6 %), 40,000 minute bars with the sma-cross fixture 18.5–18.7 → 17.2 G
+ * (−8 %), never trading 8.14–8.44 → 7.58–8.02 G (−6 %); a budget of 200 saved more with orders and
+ * cost the quiet path a third more (BENCHMARKS.md, "A smaller inlining budget"). Semantics are
+ * untouched: only what V8 compiles, and how, changes. A flag the user gives node comes after these
+ * and wins.
  */
 export const COMPILER_FLAGS = ['--max-inlined-bytecode-size-cumulative=460'];
 
