@@ -32,7 +32,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { TRADED, writeSyntheticRecording } from './synthetic-symbols.ts';
-import { backtestFlags } from '../scripts/heap-limit.js';
+import { heapFlags } from '../scripts/heap-limit.js';
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const run = promisify(execFile);
@@ -119,7 +119,7 @@ async function inChild(
   const { stdout } = await run(
     process.execPath,
     [
-      ...backtestFlags(),
+      ...heapFlags(),
       '--expose-gc',
       'bin/run-ts.js',
       'bench/symbols-child.ts',

@@ -9,27 +9,12 @@
 //
 // `capibot backtest` runs itself again with the cap (bin/capibot.js) unless a heap size was chosen
 // already (a node flag, or NODE_OPTIONS) or a debugger is attached (`--inspect`: the process being
-// debugged must be the one that runs); CAPIBOT_HEAP_MB sets another cap, 0 runs it in this process
-// with Node's defaults. The run started again also gets COMPILER_FLAGS (see there). The bench's
-// children start with the same flags (`backtestFlags`), so they measure what users run.
+// debugged must be the one that runs); CAPIBOT_HEAP_MB sets another cap, 0 keeps Node's default.
+// The bench's children start with the same flags, so they measure what users run.
 // Plain JavaScript: bin/capibot.js imports it before anything is compiled.
 
 /** The cap in MiB when CAPIBOT_HEAP_MB is not set. */
 export const DEFAULT_HEAP_MB = 1024;
-
-/**
- * V8 settings for a backtest's process. A smaller inlining budget for TurboFan (920 bytes of bytecode
- * by default): the order path's large functions (the reconcile kernel, the rounds, the planner) were
- * compiled with so much inlined into them that compiling cost more than it saved. Counted by
- * valgrind's callgrind (instructions of every thread, repeatable to 0.4 % here where CPU time varies
- * by a third): the bundled month (`npm start`) 12.39 → 11.61 G (−6 %), the market maker's
- * sample 7.23 → 6.82 G (−6 %), 40,000 minute bars with the sma-cross fixture 18.5–18.7 → 17.2 G
- * (−8 %), never trading 8.14–8.44 → 7.58–8.02 G (−6 %); a budget of 200 saved more with orders and
- * cost the quiet path a third more (BENCHMARKS.md, "A smaller inlining budget"). Semantics are
- * untouched: only what V8 compiles, and how, changes. A flag the user gives node comes after these
- * and wins.
- */
-export const COMPILER_FLAGS = ['--max-inlined-bytecode-size-cumulative=460'];
 
 /** The commands that run with the cap. */
 export const CAPPED_COMMANDS = ['backtest'];
@@ -70,26 +55,16 @@ export function heapFlags(env = process.env) {
 }
 
 /**
- * The node flags a backtest's process runs with: the cap and COMPILER_FLAGS, or none when the cap is
- * off (CAPIBOT_HEAP_MB=0: Node's defaults, in this process).
- */
-export function backtestFlags(env = process.env) {
-  const heap = heapFlags(env);
-  return heap.length > 0 ? [...heap, ...COMPILER_FLAGS] : [];
-}
-
-/**
- * The node flags to run the command `args` again with (`backtestFlags`), or undefined to run it in
- * this process: a command without the cap, its `--help`, a heap size already chosen, a debugger
- * attached (the child would not be the process being debugged), or the cap turned off. Throws on a
- * bad CAPIBOT_HEAP_MB.
+ * The node flags to run the command `args` again with, or undefined to run it in this process: a
+ * command without the cap, its `--help`, a heap size already chosen, a debugger attached (the child
+ * would not be the process being debugged), or the cap turned off. Throws on a bad CAPIBOT_HEAP_MB.
  */
 export function restartFlags(args, execArgv = process.execArgv, env = process.env) {
   if (!CAPPED_COMMANDS.includes(args[0] ?? '')) return undefined;
   if (args.includes('--help') || args.includes('-h')) return undefined;
   if (heapChosen(execArgv, env.NODE_OPTIONS)) return undefined;
   if (nodeFlags(execArgv, env.NODE_OPTIONS).some((f) => /^--inspect/.test(f))) return undefined;
-  const flags = backtestFlags(env);
+  const flags = heapFlags(env);
   return flags.length > 0 ? flags : undefined;
 }
 
@@ -99,6 +74,7 @@ export function restartFlags(args, execArgv = process.execArgv, env = process.en
  */
 export function outOfMemoryHint(signal, flags) {
   if (signal !== 'SIGABRT') return undefined;
+  // The cap is read from its own flag (another numeric flag may come first).
   const cap = flags.map((f) => /^--max-old-space-size=(\d+)$/.exec(f)?.[1]).find((v) => v !== undefined);
   return (
     `capibot: the run aborted, most likely because its JavaScript heap reached the cap of ${cap ?? '?'} MiB ` +

@@ -90,6 +90,10 @@ export async function runBacktestCommand(cmd: Command, flags: BacktestFlags, ctx
   if (flags.serve === true) {
     const settings = prepared.config.console;
     if ('rows' in run) throw new InvariantViolation('backtest --serve: the run was spooled');
+    // Listening before the console's address is printed: a Ctrl-C the moment it shows (a test sends
+    // one as soon as it reads the line) met no listener yet, and Node's default ended the command
+    // by the signal instead of closing the console and exiting 0.
+    const stopped = untilStopped();
     const server = await serveBacktest({
       record: run,
       console: flags.servePort !== undefined ? { ...settings, port: flags.servePort } : settings,
@@ -97,7 +101,7 @@ export async function runBacktestCommand(cmd: Command, flags: BacktestFlags, ctx
       ...(serveTokens !== undefined ? { tokens: serveTokens } : {}),
       say: (line) => ctx.out.info(line),
     });
-    await untilStopped();
+    await stopped;
     await server.close();
   }
 }
