@@ -1,6 +1,10 @@
 // The table of BENCHMARKS.md: every figure of bench/results.json beside its target, with a verdict.
 // It lives between two markers; the prose around them is written by hand and left alone.
-import { FIGURES, meets, valueOf, type BenchResults, type Target } from './results.ts';
+import { differenceFailed, FIGURES, meets, valueOf, type BenchResults, type Target } from './results.ts';
+
+/** The verdict of a figure whose cost, measured as a difference, came out at zero or less. */
+export const NOT_JUDGED =
+  '— (not judged: a cost measured as one CPU time less another came out ≤ 0, the part taken away measured slower than the whole; run again)';
 
 export const BEGIN_MARKER = '<!-- bench:begin -->';
 export const END_MARKER = '<!-- bench:end -->';
@@ -30,9 +34,11 @@ export function renderTable(r: BenchResults): string {
         ? `— (${r.errors[f.section] ?? 'no result'})`
         : f.target === undefined
           ? '—'
-          : meets(v, f.target)
-            ? 'pass'
-            : '**FAIL**';
+          : differenceFailed(r, f)
+            ? NOT_JUDGED
+            : meets(v, f.target)
+              ? 'pass'
+              : '**FAIL**';
     rows.push(
       `| ${f.label} | ${measured} | ${targetText(f.target, f.unit, f.note)} | ${verdict.replace(/\|/g, '\\|')} |`,
     );

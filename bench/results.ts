@@ -68,6 +68,13 @@ export interface Figure {
   readonly target?: Target;
   /** Said beside the target (e.g. an aim beyond the bar). */
   readonly note?: string;
+  /**
+   * Fields of the section (the figure's own, or those it is a ratio of) that are costs measured as
+   * one CPU time less another (a replay less the floor under it, a trading run less its quiet twin).
+   * A cost of zero or less says the part taken away measured slower than the whole (the host's speed
+   * moved between the two): the figure is then shown without a verdict, never as a pass.
+   */
+  readonly differenceOf?: readonly string[];
 }
 
 export const FIGURES: readonly Figure[] = [
@@ -118,6 +125,7 @@ export const FIGURES: readonly Figure[] = [
     label: 'Engine cost per quiet poll (beyond parse + tickers), 1-minute bars',
     unit: 'µs',
     target: { op: '<=', value: 2 },
+    differenceOf: ['engineMicrosPerQuietPoll'],
   },
   {
     section: 'replay',
@@ -125,6 +133,7 @@ export const FIGURES: readonly Figure[] = [
     label: 'Engine cost per quiet poll, 1-second tickers',
     unit: 'µs',
     target: { op: '<=', value: 2 },
+    differenceOf: ['ticksEngineMicrosPerQuietPoll'],
   },
   {
     section: 'replay',
@@ -132,6 +141,7 @@ export const FIGURES: readonly Figure[] = [
     label: 'Engine cost per order (placed, filled, reconciled), 1-minute bars',
     unit: 'µs',
     target: { op: '<=', value: 50 },
+    differenceOf: ['engineMicrosPerOrder'],
   },
   {
     section: 'replay',
@@ -139,6 +149,7 @@ export const FIGURES: readonly Figure[] = [
     label: 'The same, marginal: between the 1× and the 4× month (start-up and warm-up cancelled)',
     unit: 'µs',
     target: { op: '<=', value: 50 },
+    differenceOf: ['engineMicrosPerOrderMarginal'],
   },
   {
     section: 'replay',
@@ -174,6 +185,7 @@ export const FIGURES: readonly Figure[] = [
       'Engine cost per order, marginal: FTX month, 32 ema-cross instances against 1, (CPU₃₂ − CPU₁) ÷ (orders₃₂ − orders₁)',
     unit: 'µs',
     target: { op: '<=', value: 50 },
+    differenceOf: ['marginalMicrosPerOrder'],
   },
   {
     section: 'orders',
@@ -230,6 +242,7 @@ export const FIGURES: readonly Figure[] = [
     key: 'engineRatio',
     label: 'Engine cost per poll, 200 symbols ÷ 5 (5 watched; synthetic recordings)',
     target: { op: '<=', value: 2 },
+    differenceOf: ['engineMicrosPerPollFew', 'engineMicrosPerPollMany'],
   },
   {
     section: 'symbols',
@@ -382,6 +395,17 @@ export function meets(value: number, t: Target): boolean {
     case '=':
       return value === t.value;
   }
+}
+
+/**
+ * True when a figure's verdict cannot be given: one of the costs it is measured from (`differenceOf`)
+ * came out at zero or less.
+ */
+export function differenceFailed(results: BenchResults, f: Figure): boolean {
+  return (f.differenceOf ?? []).some((key) => {
+    const part = valueOf(results, { ...f, key });
+    return part !== undefined && !(part > 0);
+  });
 }
 
 /** The value of a figure in a results object, or undefined when its section was not measured. */

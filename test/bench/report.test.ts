@@ -1,7 +1,13 @@
 // The pure parts of the benchmark report: the rolling-window arithmetic, percentiles, and the table
 // that `npm run bench` writes into BENCHMARKS.md.
 import { describe, expect, it } from 'vitest';
-import { BEGIN_MARKER, END_MARKER, renderTable, replaceBetweenMarkers } from '../../bench/format.ts';
+import {
+  BEGIN_MARKER,
+  END_MARKER,
+  NOT_JUDGED,
+  renderTable,
+  replaceBetweenMarkers,
+} from '../../bench/format.ts';
 import { describeMachine } from '../../bench/machine.ts';
 import { FIGURES, type BenchResults } from '../../bench/results.ts';
 import { percentile } from '../../bench/stats.ts';
@@ -101,6 +107,41 @@ describe('BENCHMARKS.md table', () => {
     expect(table).toContain('| 429 answers under the flood | 3 | = 0 | **FAIL** |');
     expect(table).toContain('| Tick-to-request p99 | 0.9 ms | ≤ 1 ms | pass |');
     expect(table).toContain('| Tick-to-request p50 | 0.3 ms | — | — |');
+  });
+
+  it('gives no verdict to a cost measured as a difference that came out at zero or less', () => {
+    const table = renderTable(
+      results({
+        errors: {},
+        replay: {
+          tickersPerSecond: 1,
+          ratioToBareParse: 0.2,
+          peakRssRatio4x: 1.04,
+          // The floor subtracted from the 1-second quiet replay measured slower than the replay.
+          engineMicrosPerQuietPoll: 1.5,
+          ticksEngineMicrosPerQuietPoll: -0.49,
+          engineMicrosPerOrder: 0,
+        },
+        symbols: {
+          engineRatio: 0.5,
+          engineMicrosPerPollFew: -3,
+          engineMicrosPerPollMany: 10,
+        } as unknown as BenchResults['symbols'],
+      }),
+    );
+    const row = (label: string): string =>
+      table.split('\n').find((l) => l.startsWith(`| ${label} |`)) ?? `no row ${label}`;
+    expect(row('Engine cost per quiet poll (beyond parse + tickers), 1-minute bars')).toContain(
+      '| 1.5 µs | ≤ 2 µs | pass |',
+    );
+    for (const label of [
+      'Engine cost per quiet poll, 1-second tickers',
+      'Engine cost per order (placed, filled, reconciled), 1-minute bars',
+      'Engine cost per poll, 200 symbols ÷ 5 (5 watched; synthetic recordings)',
+    ]) {
+      expect(row(label)).toContain(`| ${NOT_JUDGED} |`);
+      expect(row(label)).not.toContain('pass');
+    }
   });
 
   it('shows rates as whole numbers and ratios to three decimals', () => {
