@@ -114,6 +114,12 @@ export interface OrdersFigures {
    * the middle (target ≤ 1.2).
    */
   readonly perOrderGrowth: number;
+  /**
+   * Its two parts, µs per order beyond the quiet runs: from the smallest count to the middle one, and
+   * from the middle one to the largest (each a difference of differences of CPU times).
+   */
+  readonly microsPerOrderBeyondQuietLow: number;
+  readonly microsPerOrderBeyondQuietHigh: number;
   /** Peak RSS, largest ÷ smallest (target ≤ 1.5). */
   readonly peakRssRatio: number;
   /** The same with each run's report written too, as `capibot backtest` does (target ≤ 1.5). */
@@ -258,10 +264,14 @@ export function ordersFigures(
   const beyondQuiet = (r: PairedRun): number => r.cpuMs - r.quietCpuMs;
   const marginalBeyondQuiet = (a: PairedRun, b: PairedRun): number =>
     (beyondQuiet(b) - beyondQuiet(a)) / Math.max(1, b.orders - a.orders);
+  const low = marginalBeyondQuiet(first, middle);
+  const high = marginalBeyondQuiet(middle, last);
   return {
     marginalMicrosPerOrder: marginal(first, last),
     marginalMicrosPerOrderMiddle: marginal(first, middle),
-    perOrderGrowth: round(marginalBeyondQuiet(middle, last) / marginalBeyondQuiet(first, middle)),
+    perOrderGrowth: round(high / low),
+    microsPerOrderBeyondQuietLow: round(low * 1000, 1),
+    microsPerOrderBeyondQuietHigh: round(high * 1000, 1),
     peakRssRatio: round(last.peakRssMiB / first.peakRssMiB),
     peakRssRatioWithReport: round(last.withReportPeakRssMiB / first.withReportPeakRssMiB),
     ordersSmallest: first.orders,

@@ -199,6 +199,7 @@ export const FIGURES: readonly Figure[] = [
     label:
       'CPU per order from 8 to 32 ema-cross instances (≈ 29 k → 98 k orders) ÷ from 1 to 8 (≈ 5.9 k → 29 k), each run less the same instances never trading',
     target: { op: '<=', value: 1.2 },
+    differenceOf: ['microsPerOrderBeyondQuietLow', 'microsPerOrderBeyondQuietHigh'],
   },
   {
     section: 'orders',

@@ -69,6 +69,7 @@ describe('orders benchmark figures', () => {
     expect(f.marginalMicrosPerOrder).toBe(Number(((11_100 * 1000) / 95_000).toFixed(1)));
     expect(f.marginalMicrosPerOrderMiddle).toBe(Number(((2_600 * 1000) / 25_000).toFixed(1)));
     expect(f.perOrderGrowth).toBe(1.2);
+    expect([f.microsPerOrderBeyondQuietLow, f.microsPerOrderBeyondQuietHigh]).toEqual([100, 120]);
     expect(f.peakRssRatio).toBe(1.4);
     expect(f.mmPeakRssRatio).toBe(1.15);
     expect(f.mmMarginalMicrosPerOrder).toBe(100);

@@ -122,6 +122,11 @@ describe('BENCHMARKS.md table', () => {
           ticksEngineMicrosPerQuietPoll: -0.49,
           engineMicrosPerOrder: 0,
         },
+        orders: {
+          perOrderGrowth: -0.4,
+          microsPerOrderBeyondQuietLow: -25,
+          microsPerOrderBeyondQuietHigh: 10,
+        } as unknown as NonNullable<BenchResults['orders']>,
         symbols: {
           engineRatio: 0.5,
           engineMicrosPerPollFew: -3,
@@ -138,6 +143,7 @@ describe('BENCHMARKS.md table', () => {
       'Engine cost per quiet poll, 1-second tickers',
       'Engine cost per order (placed, filled, reconciled), 1-minute bars',
       'Engine cost per poll, 200 symbols ÷ 5 (5 watched; synthetic recordings)',
+      FIGURES.find((f) => f.key === 'perOrderGrowth')?.label ?? 'perOrderGrowth',
     ]) {
       expect(row(label)).toContain(`| ${NOT_JUDGED} |`);
       expect(row(label)).not.toContain('pass');
