@@ -112,10 +112,31 @@ export class Dispatcher {
   }
 
   enqueue(job: Job): void {
+    if (this.#startAtOnce(job)) return;
     const priority = JOB_PRIORITY[job.kind];
     this.#add(job, priority);
     // A parked dispatch of lower priority gives way (it re-queues itself).
     if (this.#wake !== undefined && priority > this.#runningPriority) this.#wake();
+  }
+
+  /**
+   * With nothing queued or dispatching, a free in-flight slot and a synchronous budget that grants the
+   * request now, the job is sent here and now: what p-queue would do inside add() (it starts the job
+   * synchronously when idle), without the queued closure, its task record and its promises. A replay
+   * meets this case on nearly every request (one reconciliation read at a time). Anything else
+   * (budget short, no slot, a shared budget, work queued) returns false and is queued as before.
+   */
+  #startAtOnce(job: Job): boolean {
+    if (this.#stopped || this.#queue.size > 0 || this.#queue.pending > 0) return false;
+    if (this.#inFlight >= this.#maxInFlight || this.#ledger.gate !== undefined) return false;
+    const prepared = this.#hooks.prepare(job);
+    if (prepared !== undefined) {
+      if (!this.#ledger.consume(this.#clock.now(), prepared.endpoint).granted) return false;
+      this.#runningPriority = JOB_PRIORITY[job.kind];
+      prepared.launch();
+    }
+    this.changed();
+    return true;
   }
 
   /** Queues a job's dispatch, tracked until it starts so that stop() can settle it. */

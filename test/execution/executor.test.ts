@@ -204,6 +204,50 @@ describe('executor: cancels, reads and priority', () => {
     expect(h.vt.now() - 1_000_000).toBeGreaterThanOrEqual(10_000);
   });
 
+  it('sends a read before read() returns when nothing is queued and the budget grants it', async () => {
+    const h = harness();
+    const result = h.ex.read('history', () => h.port.history({}));
+    // No turn of the event loop: the request left inside the call, as p-queue would start it.
+    expect(h.port.requests.map((r) => r.endpoint)).toEqual(['history']);
+    expect(h.ex.metrics().requestsByEndpoint).toMatchObject({ history: 1 });
+    await runUntilEmpty(h);
+    await expect(result).resolves.toEqual([]);
+  });
+
+  it('queues a read the budget cannot grant now, and sends it once the window rolls', async () => {
+    // Room for one history read (UID weight 10) per window: the second must wait for the next one.
+    const h = harness({
+      budget: { uidWeightPerWindow: 12, ipWeightPerWindow: 1000, safetyMargin: 1, minFactor: 1 },
+    });
+    const t0 = h.vt.now();
+    const first = h.ex.read('history', () => h.port.history({}));
+    const second = h.ex.read('history', () => h.port.history({}));
+    expect(h.port.requests).toHaveLength(1);
+    await runUntilEmpty(h);
+    await Promise.all([first, second]);
+    expect(h.port.requests.map((r) => r.endpoint)).toEqual(['history', 'history']);
+    expect(h.vt.now() - t0).toBeGreaterThanOrEqual(1000);
+  });
+
+  it('queues a read behind work already queued, whatever the budget', async () => {
+    const h = harness({
+      budget: { uidWeightPerWindow: 12, ipWeightPerWindow: 1000, safetyMargin: 1, minFactor: 1 },
+    });
+    h.ex.submitPlacement(placement(BTC, 1));
+    h.ex.submitPlacement(placement(BTC, 2));
+    h.ex.endOfTick();
+    h.ex.submitPlacement(placement(ETH, 3));
+    h.ex.submitPlacement(placement(ETH, 4));
+    h.ex.endOfTick();
+    // The first batch took the window; the second is queued: a read now goes through the queue
+    // (ahead of the placement, by priority) instead of being sent at once.
+    const read = h.ex.read('fills', () => h.port.fills({}));
+    expect(h.port.requests.map((r) => r.endpoint)).toEqual(['batchOrders']);
+    await runUntilEmpty(h);
+    await read;
+    expect(h.port.requests.map((r) => r.endpoint)).toEqual(['batchOrders', 'fills', 'batchOrders']);
+  });
+
   it('refuses to run a placement endpoint as a read', () => {
     const h = harness();
     expect(() => h.ex.read('batchOrders', () => Promise.resolve(1))).toThrow(RangeError);
