@@ -6,8 +6,10 @@
 //  - a capibot source file (`../src/strategy/index.ts`, or any file under src/) → its compiled twin
 //    under dist/, the very module the CLI runs: one copy of the framework, so `instanceof` and
 //    module state hold across the strategy and the host (a second copy from src/ would break them);
-//  - a package → the file Node itself would load for it (the `import` and `node` conditions), so
-//    the strategy and capibot share zod, rxjs, …;
+//  - RxJS (`rxjs`, `rxjs/operators`, `rxjs/testing`) → the copy of its ES2015 build that dist/
+//    imports (dist/vendor/, written by scripts/build.js): one RxJS for the strategy and the host;
+//  - any other package → the file Node itself would load for it (the `import` and `node`
+//    conditions), so the strategy and capibot share zod, …;
 //  - node: builtins as they are.
 // Source maps are inline and enabled, so a strategy's stack frames name its own .ts lines.
 // A manifest per strategy file lists the bundle's input files with their mtimes: while none changed,
@@ -44,6 +46,16 @@ export function compiledTwin(path: string, f: CapibotFolders): string | undefine
 
 const RESOLVING = Symbol('capibot.resolving');
 
+/** The RxJS entry points dist/ imports from dist/vendor/ (scripts/build.js VENDORED_RXJS). */
+const VENDORED_RXJS: ReadonlySet<string> = new Set(['rxjs', 'rxjs/operators', 'rxjs/testing']);
+
+/** dist/vendor/'s file for an RxJS entry point (`rxjs/operators` → vendor/rxjs-operators.js), if built. */
+export function vendoredRxjs(specifier: string, f: CapibotFolders): string | undefined {
+  if (!VENDORED_RXJS.has(specifier)) return undefined;
+  const file = join(f.distDir, 'vendor', `${specifier.replace('/', '-')}.js`);
+  return existsSync(file) ? file : undefined;
+}
+
 /** See the top of this file; records each bundled file's mtime, taken before esbuild reads it. */
 function externals(f: CapibotFolders, inputs: Record<string, number>): Plugin {
   return {
@@ -56,6 +68,8 @@ function externals(f: CapibotFolders, inputs: Record<string, number>): Plugin {
       b.onResolve({ filter: /.*/ }, async (args) => {
         if (args.kind === 'entry-point' || args.pluginData === RESOLVING) return undefined;
         if (isBuiltin(args.path)) return { path: args.path, external: true };
+        const vendored = vendoredRxjs(args.path, f);
+        if (vendored !== undefined) return { path: pathToFileURL(vendored).href, external: true };
         const r = await b.resolve(args.path, {
           kind: args.kind,
           importer: args.importer,

@@ -153,6 +153,30 @@ describe('the compiled CLI', () => {
     expect(r.code).toBe(2);
   });
 
+  it("a strategy's rxjs is the running dist/'s own copy (one Observable class)", async () => {
+    const dir = tempDir('capibot-rxjs-');
+    dirs.push(dir);
+    // dist/ imports RxJS's ES2015 build from dist/vendor/ (scripts/build.js), never Node's copy.
+    const engine = readFileSync(join(REPO, 'dist/engine/engine.js'), 'utf8');
+    expect(engine).toMatch(/from "\.\.\/vendor\/rxjs\.js"/);
+    expect(engine).not.toMatch(/from "rxjs"/);
+    const r = await node(
+      [
+        CLI,
+        'backtest',
+        '--strategy',
+        join(REPO, 'test/fixtures/strategies/rxjs-identity.ts'),
+        '--json',
+        '--out',
+        join(dir, 'out'),
+      ],
+      REPO,
+    );
+    expect(r.code).toBe(0);
+    // The fixture places its one order only when tickers$ is an instance of its own Observable.
+    expect((JSON.parse(r.stdout) as { summary: { ordersPlaced: number } }).summary.ordersPlaced).toBe(1);
+  });
+
   it("reuses a strategy's cached bundle only while none of its files changed", async () => {
     const dir = tempDir('capibot-strategy-cache-');
     dirs.push(dir);
