@@ -141,6 +141,14 @@ describe('executor: write-ahead and outcomes', () => {
   });
 });
 
+/** UID weight 12 a window: one batch of placements (10), or one history read (10), per window. */
+const ONE_BATCH_PER_WINDOW = {
+  uidWeightPerWindow: 12,
+  ipWeightPerWindow: 1000,
+  safetyMargin: 1,
+  minFactor: 1,
+} as const;
+
 describe('executor: cancels, reads and priority', () => {
   it('cancels one per order; "order does not exist" becomes CancelRejected 50005', async () => {
     const h = harness();
@@ -162,9 +170,7 @@ describe('executor: cancels, reads and priority', () => {
 
   it('spends the budget on cancels first, then reads, then placements', async () => {
     // A budget so small that only one batch fits per window: everything else waits, then goes by priority.
-    const h = harness({
-      budget: { uidWeightPerWindow: 12, ipWeightPerWindow: 1000, safetyMargin: 1, minFactor: 1 },
-    });
+    const h = harness({ budget: ONE_BATCH_PER_WINDOW });
     h.ex.submitPlacement(placement(BTC, 1));
     h.ex.submitPlacement(placement(BTC, 2));
     h.ex.endOfTick();
@@ -215,10 +221,8 @@ describe('executor: cancels, reads and priority', () => {
   });
 
   it('queues a read the budget cannot grant now, and sends it once the window rolls', async () => {
-    // Room for one history read (UID weight 10) per window: the second must wait for the next one.
-    const h = harness({
-      budget: { uidWeightPerWindow: 12, ipWeightPerWindow: 1000, safetyMargin: 1, minFactor: 1 },
-    });
+    // Room for one history read per window: the second must wait for the next one.
+    const h = harness({ budget: ONE_BATCH_PER_WINDOW });
     const t0 = h.vt.now();
     const first = h.ex.read('history', () => h.port.history({}));
     const second = h.ex.read('history', () => h.port.history({}));
@@ -230,9 +234,7 @@ describe('executor: cancels, reads and priority', () => {
   });
 
   it('queues a read behind work already queued, whatever the budget', async () => {
-    const h = harness({
-      budget: { uidWeightPerWindow: 12, ipWeightPerWindow: 1000, safetyMargin: 1, minFactor: 1 },
-    });
+    const h = harness({ budget: ONE_BATCH_PER_WINDOW });
     h.ex.submitPlacement(placement(BTC, 1));
     h.ex.submitPlacement(placement(BTC, 2));
     h.ex.endOfTick();
@@ -322,9 +324,7 @@ describe('executor: withdraw, supersede, drain', () => {
   });
 
   it('drains until the deadline, then rejects what never left as NOT_SENT', async () => {
-    const h = harness({
-      budget: { uidWeightPerWindow: 12, ipWeightPerWindow: 1000, safetyMargin: 1, minFactor: 1 },
-    });
+    const h = harness({ budget: ONE_BATCH_PER_WINDOW });
     h.ex.submitPlacement(placement(BTC, 1));
     h.ex.submitPlacement(placement(BTC, 2));
     h.ex.endOfTick();
