@@ -74,8 +74,7 @@ export function isBuildFresh(root = ROOT) {
  * by specifier: the file under dist/vendor/ that stands for it.
  *
  * Why: Node resolves `rxjs` to RxJS's ES5 CommonJS build (the package's `node` condition), where
- * every `for…of` is a helper that allocates an iterator and a result object per step and every
- * class method a prototype function. A backtest pushes each ticker, order update and fill through
+ * every `for…of` is a helper that allocates an iterator and a result object per step. A backtest pushes each ticker, order update and fill through
  * Subjects and operators: with the ES2015 build a quiet poll costs about a quarter fewer
  * instructions, and 20,000 polls of sma-cross 8 % fewer in all (BENCHMARKS.md).
  * Same version, same source, compiled for a newer target: the behaviour is RxJS's own.

@@ -93,7 +93,15 @@ function atomicWrite(path: string, data: string | Uint8Array): void {
   renameSync(tmp, path);
 }
 
+/**
+ * The form of the bundles a manifest may name: a manifest of another (or no) version is ignored and
+ * its strategy bundled again. 2: RxJS resolves to dist/vendor/ (a bundle of version 1 imports Node's
+ * build of RxJS, a second copy beside the host's).
+ */
+const MANIFEST_VERSION = 2;
+
 interface Manifest {
+  readonly version: number;
   /** The bundle file (in the cache folder). */
   readonly bundle: string;
   /** Every input file of the bundle and its mtime (ms). */
@@ -104,6 +112,7 @@ interface Manifest {
 function cachedBundle(manifestPath: string): string | undefined {
   try {
     const m = JSON.parse(readFileSync(manifestPath, 'utf8')) as Manifest;
+    if (m.version !== MANIFEST_VERSION) return undefined;
     for (const [path, mtime] of Object.entries(m.inputs))
       if (statSync(path).mtimeMs !== mtime) return undefined;
     return existsSync(m.bundle) ? m.bundle : undefined;
@@ -153,7 +162,10 @@ export async function importCompiledStrategy(
   try {
     mkdirSync(cacheDir, { recursive: true });
     if (!existsSync(out)) atomicWrite(out, code);
-    atomicWrite(manifestPath, JSON.stringify({ bundle: out, inputs } satisfies Manifest));
+    atomicWrite(
+      manifestPath,
+      JSON.stringify({ version: MANIFEST_VERSION, bundle: out, inputs } satisfies Manifest),
+    );
   } catch {
     // No writable temporary folder: the bundle imports as well from a data: URL (every import in
     // it is absolute), only uncached.

@@ -3,6 +3,7 @@
 // of their heavy dependencies; a command's `--help` loads its definition only. A strategy loaded by the compiled CLI shares its framework modules
 // (its `../src/…` imports resolve to dist/), so capibot's own errors keep their identity.
 import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { cpSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -174,6 +175,31 @@ describe('the compiled CLI', () => {
     );
     expect(r.code).toBe(0);
     // The fixture places its one order only when tickers$ is an instance of its own Observable.
+    expect((JSON.parse(r.stdout) as { summary: { ordersPlaced: number } }).summary.ordersPlaced).toBe(1);
+  });
+
+  it('bundles a strategy again when its cached manifest is of an older form', async () => {
+    // A manifest written before RxJS was vendored (no version) names a bundle that would import
+    // Node's RxJS: it must not be reused, although the strategy's files are unchanged.
+    const dir = tempDir('capibot-old-manifest-');
+    dirs.push(dir);
+    const file = join(REPO, 'test/fixtures/strategies/rxjs-identity.ts');
+    const cache = join(dir, `capibot-strategies-${process.getuid?.() ?? 'user'}`);
+    mkdirSync(cache, { recursive: true });
+    const stale = join(cache, 'stale.mjs');
+    writeFileSync(stale, 'throw new Error("the stale bundle was imported");\n');
+    const key = createHash('sha256').update(pathToFileURL(file).href).digest('hex').slice(0, 24);
+    writeFileSync(
+      join(cache, `${key}.json`),
+      JSON.stringify({ bundle: stale, inputs: { [file]: statSync(file).mtimeMs } }),
+    );
+    const r = await node(
+      [CLI, 'backtest', '--strategy', file, '--json', '--out', join(dir, 'out')],
+      REPO,
+      cleanEnv({ TMPDIR: dir }),
+    );
+    expect(r.stderr).not.toContain('stale bundle');
+    expect(r.code).toBe(0);
     expect((JSON.parse(r.stdout) as { summary: { ordersPlaced: number } }).summary.ordersPlaced).toBe(1);
   });
 
