@@ -28,7 +28,7 @@ import { promisify } from 'node:util';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import { isStrategyDefinition, type StrategyDefinition } from '../src/strategy/define.ts';
 import { pollLines, writeRepeated } from './recording-files.ts';
-import { strategyFloor } from './strategy-floor.ts';
+import { strategyFloor, type FloorRun } from './strategy-floor.ts';
 import { heapFlags } from '../scripts/heap-limit.js';
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -171,6 +171,23 @@ function configText(file = STRATEGY, params: object = PARAMS): string {
   ].join('\n');
 }
 
+/**
+ * The baselines (bare parse, floors) are timed over at least this many lines: the bundled 1-second
+ * sample has 300, which parse in well under a millisecond, and the best of five such passes was
+ * mostly timer, scheduling and warm-up (its bare parse read 2.7 and 5.6 µs a line in two runs of the
+ * same code an hour apart, and moved the ratio and the quiet-poll figure as much).
+ */
+export const MIN_BASELINE_LINES = 40_000;
+
+/** `lines` repeated (in order, whole) until there are at least MIN_BASELINE_LINES. */
+export function baselineLines(lines: readonly string[]): readonly string[] {
+  const times = lines.length === 0 ? 1 : Math.ceil(MIN_BASELINE_LINES / lines.length);
+  if (times <= 1) return lines;
+  const out: string[] = [];
+  for (let i = 0; i < times; i++) out.push(...lines);
+  return out;
+}
+
 /** CPU milliseconds of the best of `runs` bare JSON.parse loops over `lines`. */
 function bareParseCpuMs(lines: readonly string[], runs = 5): number {
   let best = Number.POSITIVE_INFINITY;
@@ -274,15 +291,27 @@ export async function benchReplay(
     );
 
     const strategy = await loadStrategy();
-    log(`bare JSON.parse of ${lines.length} lines, and the floor (parse, tickers, strategy alone)`);
-    const parseBefore = bareParseCpuMs(lines);
-    const floorBefore = strategyFloor(lines, strategy, PARAMS);
-    const tickersBefore = strategyFloor(lines, undefined, undefined);
+    // Timed over `baseline` (the lines repeated, for a short recording), given per `lines`.
+    const baseline = baselineLines(lines);
+    const perLines = (r: FloorRun): FloorRun => ({
+      cpuMs: (r.cpuMs * lines.length) / baseline.length,
+      tickers: Math.round((r.tickers * lines.length) / baseline.length),
+      placements: Math.round((r.placements * lines.length) / baseline.length),
+    });
+    const parseOf = (): number => (bareParseCpuMs(baseline) * lines.length) / baseline.length;
+    const floorOf = (): FloorRun => perLines(strategyFloor(baseline, strategy, PARAMS));
+    const tickersOf = (): FloorRun => perLines(strategyFloor(baseline, undefined, undefined));
+    log(
+      `bare JSON.parse of ${lines.length} lines (timed over ${baseline.length}), and the floor (parse, tickers, strategy alone)`,
+    );
+    const parseBefore = parseOf();
+    const floorBefore = floorOf();
+    const tickersBefore = tickersOf();
     log(`replaying ${lines.length} polls (${recordingPath}) in a child process`);
     const one = await replayInChild(config, recording);
-    const parseAfter = bareParseCpuMs(lines);
-    const floorAfter = strategyFloor(lines, strategy, PARAMS);
-    const tickersAfter = strategyFloor(lines, undefined, undefined);
+    const parseAfter = parseOf();
+    const floorAfter = floorOf();
+    const tickersAfter = tickersOf();
     const parseMs = Math.min(parseBefore, parseAfter);
     const floorMs = Math.min(floorBefore.cpuMs, floorAfter.cpuMs);
     log(
