@@ -75,6 +75,23 @@ function checkoutCopy(): string {
   return dir;
 }
 
+/** The RxJS identity fixture (test/fixtures/strategies/rxjs-identity.ts): one order when its RxJS is the host's. */
+const RXJS_IDENTITY = join(REPO, 'test/fixtures/strategies/rxjs-identity.ts');
+
+/** `capibot backtest --strategy RXJS_IDENTITY` into `dir`; the process result and the orders it placed. */
+async function identityBacktest(dir: string, env?: NodeJS.ProcessEnv): Promise<Result & { orders?: number }> {
+  const r = await node(
+    [CLI, 'backtest', '--strategy', RXJS_IDENTITY, '--json', '--out', join(dir, 'out')],
+    REPO,
+    env,
+  );
+  if (r.code !== 0) return r;
+  return {
+    ...r,
+    orders: (JSON.parse(r.stdout) as { summary: { ordersPlaced: number } }).summary.ordersPlaced,
+  };
+}
+
 describe('the compiled CLI', () => {
   it('builds dist/ when missing, rebuilds it when src/ changed, and runs the fresh code', async () => {
     const dir = checkoutCopy();
@@ -161,21 +178,10 @@ describe('the compiled CLI', () => {
     const engine = readFileSync(join(REPO, 'dist/engine/engine.js'), 'utf8');
     expect(engine).toMatch(/from "\.\.\/vendor\/rxjs\.js"/);
     expect(engine).not.toMatch(/from "rxjs"/);
-    const r = await node(
-      [
-        CLI,
-        'backtest',
-        '--strategy',
-        join(REPO, 'test/fixtures/strategies/rxjs-identity.ts'),
-        '--json',
-        '--out',
-        join(dir, 'out'),
-      ],
-      REPO,
-    );
+    const r = await identityBacktest(dir);
     expect(r.code).toBe(0);
     // The fixture places its one order only when tickers$ is an instance of its own Observable.
-    expect((JSON.parse(r.stdout) as { summary: { ordersPlaced: number } }).summary.ordersPlaced).toBe(1);
+    expect(r.orders).toBe(1);
   });
 
   it('bundles a strategy again when its cached manifest is of an older form', async () => {
@@ -183,7 +189,7 @@ describe('the compiled CLI', () => {
     // Node's RxJS: it must not be reused, although the strategy's files are unchanged.
     const dir = tempDir('capibot-old-manifest-');
     dirs.push(dir);
-    const file = join(REPO, 'test/fixtures/strategies/rxjs-identity.ts');
+    const file = RXJS_IDENTITY;
     const cache = join(dir, `capibot-strategies-${process.getuid?.() ?? 'user'}`);
     mkdirSync(cache, { recursive: true });
     const stale = join(cache, 'stale.mjs');
@@ -193,14 +199,10 @@ describe('the compiled CLI', () => {
       join(cache, `${key}.json`),
       JSON.stringify({ bundle: stale, inputs: { [file]: statSync(file).mtimeMs } }),
     );
-    const r = await node(
-      [CLI, 'backtest', '--strategy', file, '--json', '--out', join(dir, 'out')],
-      REPO,
-      cleanEnv({ TMPDIR: dir }),
-    );
+    const r = await identityBacktest(dir, cleanEnv({ TMPDIR: dir }));
     expect(r.stderr).not.toContain('stale bundle');
     expect(r.code).toBe(0);
-    expect((JSON.parse(r.stdout) as { summary: { ordersPlaced: number } }).summary.ordersPlaced).toBe(1);
+    expect(r.orders).toBe(1);
   });
 
   it("reuses a strategy's cached bundle only while none of its files changed", async () => {
