@@ -80,10 +80,16 @@ export function isBuildFresh(root = ROOT) {
  * Same version, same source, compiled for a newer target: the behaviour is RxJS's own.
  */
 export const VENDORED_RXJS = {
-  rxjs: 'vendor/rxjs.js',
-  'rxjs/operators': 'vendor/rxjs-operators.js',
-  'rxjs/testing': 'vendor/rxjs-testing.js',
+  rxjs: { file: 'vendor/rxjs.js', esm: 'index.js' },
+  'rxjs/operators': { file: 'vendor/rxjs-operators.js', esm: 'operators/index.js' },
+  'rxjs/testing': { file: 'vendor/rxjs-testing.js', esm: 'testing/index.js' },
 };
+
+/**
+ * What dist/ vendors, as the build wrote it: JSON, specifier → file under dist/. The compiled CLI's
+ * strategy bundler reads it (src/strategy/compile-strategy.ts) to give strategies the same modules.
+ */
+export const VENDORED_LIST = 'vendor/vendored.json';
 
 /** A relative import specifier from the dist/ file built from `importer` to `distFile` (under dist/). */
 function fromOutputOf(importer, srcDir, outDir, distFile) {
@@ -104,7 +110,7 @@ function rewriteImports(srcDir, outDir) {
         if (args.kind === 'entry-point') return undefined;
         const vendored = VENDORED_RXJS[args.path];
         if (vendored !== undefined)
-          return { path: fromOutputOf(args.importer, srcDir, outDir, vendored), external: true };
+          return { path: fromOutputOf(args.importer, srcDir, outDir, vendored.file), external: true };
         const relativeTs = /^\.\.?\//.test(args.path) && /\.[cm]?ts$/.test(args.path);
         return { path: relativeTs ? args.path.replace(/ts$/, 'js') : args.path, external: true };
       });
@@ -122,11 +128,9 @@ async function vendorRxjs(esbuild, root, outDir) {
   const esm = join(dirname(require.resolve('rxjs/package.json')), 'dist', 'esm');
   const result = await esbuild({
     absWorkingDir: root,
-    entryPoints: {
-      'vendor/rxjs': join(esm, 'index.js'),
-      'vendor/rxjs-operators': join(esm, 'operators', 'index.js'),
-      'vendor/rxjs-testing': join(esm, 'testing', 'index.js'),
-    },
+    entryPoints: Object.fromEntries(
+      Object.values(VENDORED_RXJS).map((v) => [v.file.replace(/\.js$/, ''), join(esm, v.esm)]),
+    ),
     outdir: outDir,
     chunkNames: 'vendor/chunks/[name]-[hash]',
     bundle: true,
@@ -138,7 +142,9 @@ async function vendorRxjs(esbuild, root, outDir) {
     write: false,
   });
   for (const f of result.outputFiles) writeAtomically(f.path, f.contents);
-  return result.outputFiles.length;
+  const list = Object.fromEntries(Object.entries(VENDORED_RXJS).map(([name, v]) => [name, v.file]));
+  writeAtomically(join(outDir, VENDORED_LIST), `${JSON.stringify(list)}\n`);
+  return result.outputFiles.length + 1;
 }
 
 /** Writes `text` to `path` through a temporary file: a concurrent reader sees the old or the new file. */

@@ -6,8 +6,8 @@
 //  - a capibot source file (`../src/strategy/index.ts`, or any file under src/) → its compiled twin
 //    under dist/, the very module the CLI runs: one copy of the framework, so `instanceof` and
 //    module state hold across the strategy and the host (a second copy from src/ would break them);
-//  - RxJS (`rxjs`, `rxjs/operators`, `rxjs/testing`) → the copy of its ES2015 build that dist/
-//    imports (dist/vendor/, written by scripts/build.js): one RxJS for the strategy and the host;
+//  - a package dist/ vendors (RxJS: `rxjs`, `rxjs/operators`, `rxjs/testing`) → the file dist/
+//    imports for it (dist/vendor/vendored.json, written by scripts/build.js): one RxJS for both;
 //  - any other package → the file Node itself would load for it (the `import` and `node`
 //    conditions), so the strategy and capibot share zod, …;
 //  - node: builtins as they are.
@@ -46,14 +46,30 @@ export function compiledTwin(path: string, f: CapibotFolders): string | undefine
 
 const RESOLVING = Symbol('capibot.resolving');
 
-/** The RxJS entry points dist/ imports from dist/vendor/ (scripts/build.js VENDORED_RXJS). */
-const VENDORED_RXJS: ReadonlySet<string> = new Set(['rxjs', 'rxjs/operators', 'rxjs/testing']);
+/** The list of what dist/ vendors, under dist/ (scripts/build.js VENDORED_LIST). */
+const VENDORED_LIST = join('vendor', 'vendored.json');
+const vendoredLists = new Map<string, ReadonlyMap<string, string>>();
 
-/** dist/vendor/'s file for an RxJS entry point (`rxjs/operators` → vendor/rxjs-operators.js), if built. */
-export function vendoredRxjs(specifier: string, f: CapibotFolders): string | undefined {
-  if (!VENDORED_RXJS.has(specifier)) return undefined;
-  const file = join(f.distDir, 'vendor', `${specifier.replace('/', '-')}.js`);
-  return existsSync(file) ? file : undefined;
+/**
+ * The dist/ file that stands for a package specifier dist/ vendors (`rxjs` → dist/vendor/rxjs.js),
+ * as the build listed it; undefined for any other specifier, or when there is no such list (src/).
+ */
+export function vendoredModule(specifier: string, f: CapibotFolders): string | undefined {
+  let list = vendoredLists.get(f.distDir);
+  if (list === undefined) {
+    let raw: unknown = {};
+    try {
+      raw = JSON.parse(readFileSync(join(f.distDir, VENDORED_LIST), 'utf8'));
+    } catch {
+      // No list (running from src/, or a dist/ built before vendoring): nothing is vendored.
+    }
+    const entries = typeof raw === 'object' && raw !== null ? Object.entries(raw) : [];
+    list = new Map(
+      entries.flatMap(([name, file]) => (typeof file === 'string' ? [[name, join(f.distDir, file)]] : [])),
+    );
+    vendoredLists.set(f.distDir, list);
+  }
+  return list.get(specifier);
 }
 
 /** See the top of this file; records each bundled file's mtime, taken before esbuild reads it. */
@@ -68,7 +84,7 @@ function externals(f: CapibotFolders, inputs: Record<string, number>): Plugin {
       b.onResolve({ filter: /.*/ }, async (args) => {
         if (args.kind === 'entry-point' || args.pluginData === RESOLVING) return undefined;
         if (isBuiltin(args.path)) return { path: args.path, external: true };
-        const vendored = vendoredRxjs(args.path, f);
+        const vendored = vendoredModule(args.path, f);
         if (vendored !== undefined) return { path: pathToFileURL(vendored).href, external: true };
         const r = await b.resolve(args.path, {
           kind: args.kind,
