@@ -10,6 +10,13 @@ import type { RecordedPoll, WireTicker } from './market.ts';
 export interface TickerRows {
   /** Number of rows (tickers). */
   readonly size: number;
+  /**
+   * The rows' symbols in order, as a frozen array that rows listing the same symbols in the same
+   * order share (a recording's consecutive lines: fast-line.ts), so that a reader tells an unchanged
+   * list by identity, without reading a row (MarketState.install); undefined when not known. The
+   * same array always means the same symbols in the same order; different arrays may too.
+   */
+  readonly layout: readonly string[] | undefined;
   symbolAt(i: number): string;
   /** The `last` price text of row i. */
   lastAt(i: number): string;
@@ -47,6 +54,10 @@ class ArrayRows implements TickerRows {
 
   get size(): number {
     return this.#tickers.length;
+  }
+
+  get layout(): undefined {
+    return undefined;
   }
 
   symbolAt(i: number): string {

@@ -293,9 +293,38 @@ describe('recording line checks', () => {
         }
         expect(fast.tickers).toBe(rows.all());
         expect(JSON.stringify(fast)).toBe(JSON.stringify(parsed));
+        expect(rows.layout).toEqual(parsed.tickers.map((t) => t.symbol));
+        expect(Object.isFrozen(rows.layout)).toBe(true);
       }),
       { numRuns: 2000 },
     );
+  });
+
+  it('gives lines listing the same symbols in the same order one layout, and any other line its own', () => {
+    const line = (t: number, symbols: readonly string[]): string =>
+      JSON.stringify({ t, tickers: symbols.map((s, i) => wire(s, t, `${t + i}`)) });
+    const layout = (text: string): readonly string[] | undefined => {
+      const poll = parseCommonPollLine(text);
+      if (poll === undefined) throw new Error('the fast path refused a canonical line');
+      return tickerRows(poll).layout;
+    };
+    const first = layout(line(1, ['a', 'b', 'c']));
+    expect(layout(line(2, ['a', 'b', 'c']))).toBe(first);
+    // Another order, one symbol fewer or more, another symbol: a new layout each.
+    for (const other of [
+      ['b', 'a', 'c'],
+      ['a', 'b'],
+      ['a', 'b', 'c', 'd'],
+      ['a', 'x', 'c'],
+    ]) {
+      const l = layout(line(3, other));
+      expect(l).not.toBe(first);
+      expect(l).toEqual(other);
+    }
+    // A layout is the last line's only: the first list again gets a new array, then shares it.
+    const again = layout(line(4, ['a', 'b', 'c']));
+    expect(again).toEqual(['a', 'b', 'c']);
+    expect(layout(line(5, ['a', 'b', 'c']))).toBe(again);
   });
 
   it('takes the fast path for canonical poll lines, whatever the key order', () => {

@@ -80,15 +80,31 @@ function ownText(text: string): string {
   return text.length < SLICE_MIN_LENGTH ? text : (JSON.parse(JSON.stringify(text)) as string);
 }
 
+/**
+ * The snapshot a run of snapshots with one layout (the same symbols in the same order) ended at: its
+ * rows, number and time. Every slot of the layout shares it, so installing another snapshot of the
+ * same layout moves all of them with three writes. A slot whose symbol a later layout lacks keeps the
+ * epoch it had, which is never written again (a new layout gets a new epoch).
+ */
+class Epoch {
+  rows: TickerRows;
+  snapshot: number;
+  time: number;
+
+  constructor(rows: TickerRows, snapshot: number, time: number) {
+    this.rows = rows;
+    this.snapshot = snapshot;
+    this.time = time;
+  }
+}
+
 /** One symbol: its latest ticker, where it stood in its snapshot, and what was derived from it. */
 class SymbolSlot implements Liquidities {
   readonly symbol: string;
   /** The `last` text of the first ticker seen of the symbol. */
   readonly firstLast: string;
-  /** The rows of the latest snapshot holding the symbol, its number, time and the symbol's row there. */
-  rows: TickerRows;
-  snapshot = 0;
-  time = 0;
+  /** The latest snapshot holding the symbol (see Epoch), and the symbol's row there. */
+  epoch: Epoch;
   index: number;
   buy: Dec | undefined = undefined;
   sell: Dec | undefined = undefined;
@@ -98,11 +114,24 @@ class SymbolSlot implements Liquidities {
   #bookOf = 0;
   #view: TickerView | undefined;
 
-  constructor(symbol: string, rows: TickerRows, index: number) {
+  constructor(symbol: string, epoch: Epoch, index: number) {
     this.symbol = symbol;
-    this.firstLast = ownText(rows.lastAt(index));
-    this.rows = rows;
+    this.firstLast = ownText(epoch.rows.lastAt(index));
+    this.epoch = epoch;
     this.index = index;
+  }
+
+  get rows(): TickerRows {
+    return this.epoch.rows;
+  }
+
+  /** The number of the latest snapshot holding the symbol. */
+  get snapshot(): number {
+    return this.epoch.snapshot;
+  }
+
+  get time(): number {
+    return this.epoch.time;
   }
 
   /** The latest ticker of the symbol (made from its row when first asked for). */
@@ -158,6 +187,9 @@ export class MarketState {
   /** The latest snapshot's slots, by position: the next snapshot usually lists the same symbols alike. */
   readonly #order: SymbolSlot[] = [];
   #rows: TickerRows | undefined;
+  /** The latest snapshot's layout (TickerRows.layout) and epoch: its slots share the epoch. */
+  #layout: readonly string[] | undefined;
+  #epoch: Epoch | undefined;
   #snapshot = 0;
   /** The latest snapshot holds some symbol more than once (each occurrence then counts, as before). */
   #repeats = false;
@@ -184,9 +216,25 @@ export class MarketState {
     this.#cap = liquidityPerSnapshot;
   }
 
-  /** Installs a snapshot taken at `time`: a few field writes per ticker, nothing decoded. */
+  /**
+   * Installs a snapshot taken at `time`, nothing decoded: three writes when it lists the same symbols
+   * in the same order as the latest one (its rows share that one's layout: a recording's lines
+   * usually do), else a few field writes per ticker.
+   */
   install(rows: TickerRows, time: number): void {
     const n = ++this.#snapshot;
+    const layout = rows.layout;
+    const epoch = this.#epoch;
+    this.#rows = rows;
+    this.#views = undefined;
+    if (layout !== undefined && layout === this.#layout && epoch !== undefined) {
+      // The same slots at the same rows (and the same repeats, if any): they all share the epoch.
+      epoch.rows = rows;
+      epoch.snapshot = n;
+      epoch.time = time;
+      return;
+    }
+    const next = new Epoch(rows, n, time);
     const order = this.#order;
     const size = rows.size;
     let repeats = false;
@@ -196,22 +244,23 @@ export class MarketState {
       if (s === undefined || s.symbol !== symbol) {
         s = this.#slots.get(symbol);
         if (s === undefined) {
-          s = new SymbolSlot(symbol, rows, i);
+          s = new SymbolSlot(symbol, next, i);
           this.#slots.set(symbol, s);
           this.#seen.push(s);
+        } else if (s.epoch === next) {
+          repeats = true;
         }
         order[i] = s;
+      } else if (s.epoch === next) {
+        repeats = true;
       }
-      if (s.snapshot === n) repeats = true;
-      s.rows = rows;
+      s.epoch = next;
       s.index = i;
-      s.snapshot = n;
-      s.time = time;
     }
     if (order.length > size) order.length = size;
-    this.#rows = rows;
     this.#repeats = repeats;
-    this.#views = undefined;
+    this.#layout = layout;
+    this.#epoch = next;
   }
 
   /** The latest snapshot's tickers, exactly as given (all made, for a recording line). */

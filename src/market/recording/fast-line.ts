@@ -171,6 +171,25 @@ function symbolValue(line: string, start: number, end: number, position: number)
 const lineSymbols: string[] = [];
 const lineAt: number[] = [];
 
+/**
+ * The symbols of the last line parsed, frozen (TickerRows.layout): a line listing the same symbols
+ * in the same order shares the array instead of copying its own, and the simulator then installs
+ * its snapshot without reading a row (MarketState.install). Symbols are compared by identity: the
+ * same symbol at the same position is the same string (symbolValue).
+ */
+let lastLayout: readonly string[] = Object.freeze([]);
+
+/** The layout of the `count` symbols collected: the last line's when they are the same, else a new one. */
+function layoutOf(symbols: readonly string[], count: number): readonly string[] {
+  const last = lastLayout;
+  if (last.length === count) {
+    let i = 0;
+    while (i < count && symbols[i] === last[i]) i++;
+    if (i === count) return last;
+  }
+  return (lastLayout = Object.freeze(symbols.slice(0, count)));
+}
+
 /** The index in KEYS of the key whose text starts at `at` and is followed by a quote, or -1. */
 function keyAt(line: string, at: number, position: number): number {
   const guess = predicted[position];
@@ -328,7 +347,7 @@ export function parseCommonPollLine(line: string): RecordedPoll | undefined {
     }
   }
   if (i !== n - 1 || line.charCodeAt(i) !== CLOSE_BRACE) return undefined;
-  return new LinePoll(t, line, symbols.slice(0, count), at.slice(0, 3 * count));
+  return new LinePoll(t, line, layoutOf(symbols, count), at.slice(0, 3 * count));
 }
 
 /** `tickers` of a LinePoll: an own, enumerable accessor (one getter shared by every poll). */
@@ -345,7 +364,7 @@ class LinePoll implements RecordedPoll, TickerRows {
   readonly t: number;
   declare readonly tickers: readonly WireTicker[];
   readonly #line: string;
-  /** Each ticker's symbol (see symbolValue). */
+  /** Each ticker's symbol (see symbolValue): the line's layout, shared with lines listing the same. */
   readonly #symbols: readonly string[];
   /** Per ticker, three offsets in the line: its `{`, and the start and end of its `last` value. */
   readonly #at: readonly number[];
@@ -367,6 +386,10 @@ class LinePoll implements RecordedPoll, TickerRows {
 
   get size(): number {
     return this.#symbols.length;
+  }
+
+  get layout(): readonly string[] {
+    return this.#symbols;
   }
 
   symbolAt(i: number): string {

@@ -101,6 +101,10 @@ export class ColumnPoll implements RecordedPoll, TickerRows {
     return this;
   }
 
+  get layout(): undefined {
+    return undefined;
+  }
+
   symbolAt(i: number): string {
     return this.#g.symbol[this.#start + i] as string;
   }

@@ -2,7 +2,9 @@
 // replaced — a book, a liquidity reset and a view made for every ticker of every snapshot — over
 // random snapshot sequences: symbols missing from a snapshot (their book stays that of the last one
 // holding them), listed twice (the last counts), in any order, empty snapshots, liquidity consumed
-// between snapshots; for plain ticker arrays and for recording lines read lazily (fast-line.ts).
+// between snapshots, the same symbols listed again in the same order (lines of one layout: the
+// snapshot is then installed without reading a row); for plain ticker arrays and for recording lines
+// read lazily (fast-line.ts).
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { dec, type Dec } from '../../../src/core/decimal.ts';
@@ -38,6 +40,8 @@ interface Step {
   /** Indexes into UNIVERSE (repeats allowed), with prices. */
   readonly picks: readonly { readonly symbol: number; readonly price: number }[];
   readonly dt: number;
+  /** List the previous snapshot's symbols again, in its order (new prices): a recording's usual case. */
+  readonly again: boolean;
   /** Liquidity taken afterwards: symbol index, side, amount. */
   readonly take: readonly { readonly symbol: number; readonly buy: boolean; readonly amount: number }[];
 }
@@ -48,6 +52,7 @@ const step: fc.Arbitrary<Step> = fc.record({
     { maxLength: 7 },
   ),
   dt: fc.integer({ min: 0, max: 3 }),
+  again: fc.boolean(),
   take: fc.array(
     fc.record({
       symbol: fc.nat(UNIVERSE.length - 1),
@@ -65,6 +70,11 @@ function snapshot(s: Step, t: number): WireTicker[] {
       best_ask: `${p.price}.5`,
     }),
   );
+}
+
+/** The symbols of `previous`, in its order, priced anew from `s` where it has a price. */
+function again(previous: Step['picks'], s: Step): Step['picks'] {
+  return previous.map((p, i) => ({ symbol: p.symbol, price: s.picks[i]?.price ?? p.price + 1 }));
 }
 
 /** The rows of a snapshot: over the array, or over its recording line parsed lazily. */
@@ -122,7 +132,11 @@ describe('MarketState', () => {
         const market = new MarketState(CAP);
         const eager = new EagerMarket();
         let t = 1_000;
-        for (const s of steps) {
+        let previous: Step['picks'] | undefined;
+        for (const given of steps) {
+          const s =
+            given.again && previous !== undefined ? { ...given, picks: again(previous, given) } : given;
+          previous = s.picks;
           t += s.dt;
           const tickers = snapshot(s, t);
           market.install(rowsFor(tickers, t, lazy), t);
