@@ -54,7 +54,6 @@ import { Trampoline } from './trampoline.ts';
 import { wireEngineParts } from './engine-parts.ts';
 
 export type * from './engine-types.ts';
-export { intentJson } from './journal.ts';
 
 export function createEngine(deps: EngineDeps): Engine {
   return new EngineImpl(deps);

@@ -10,5 +10,4 @@ export type {
 } from './engine-types.ts';
 export type { EngineEvent, EngineEventKind } from './events.ts';
 export type { EngineMetrics } from './metrics.ts';
-export { intentJson } from './journal.ts';
 export { microtasks, VirtualTime } from './virtual-time.ts';

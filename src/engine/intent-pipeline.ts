@@ -14,7 +14,6 @@ import type { AttachedPlanBook } from './attached-plans.ts';
 import type { CancelRequests } from './cancel-requests.ts';
 import type { CloseCapper } from './close-cap.ts';
 import type { EngineEvent } from './events.ts';
-import { intentJson } from './journal.ts';
 import type { Counters } from './metrics.ts';
 import type { OpenOrders } from './open-orders.ts';
 import type { OrderUpdates } from './order-updates.ts';
@@ -93,7 +92,7 @@ export class IntentPipeline {
       this.#store.appendJournal({
         at: now,
         strategy,
-        intent: intentJson(intent),
+        intent,
         outcome: `refused:${decision.reason}`,
       });
       this.#emit(riskRefused(strategy, intent, decision, now));
@@ -113,7 +112,7 @@ export class IntentPipeline {
         this.#store.appendJournal({
           at: now,
           strategy,
-          intent: intentJson(intent),
+          intent,
           outcome: 'approved',
           ...(order ? { clientOid: order.clientOid } : {}),
         });
@@ -138,7 +137,7 @@ export class IntentPipeline {
         return;
       }
       case 'cancelAll':
-        this.#store.appendJournal({ at: now, strategy, intent: intentJson(intent), outcome: 'approved' });
+        this.#store.appendJournal({ at: now, strategy, intent, outcome: 'approved' });
         for (const o of this.#ownOpen(strategy))
           if (intent.symbol === undefined || o.symbol === intent.symbol) this.#cancels.request(o);
         return;
@@ -184,7 +183,7 @@ export class IntentPipeline {
       });
       store.insertOrder(o);
       if (intent.attach !== undefined) this.#attached.attach(clientOid, intent.attach);
-      store.appendJournal({ at: now, strategy, intent: intentJson(intent), outcome: 'approved', clientOid });
+      store.appendJournal({ at: now, strategy, intent, outcome: 'approved', clientOid });
       return o;
     });
     this.#risk.placed(now);

@@ -3,6 +3,7 @@
 // leaves). Implemented by ./sqlite-store.ts (a file path, or ':memory:' for tests) and
 // ./memory-store.ts (backtests).
 import type { ClientOid, OrderId, StrategyId, SymbolId, TradeId } from '../core/ids.ts';
+import type { Intent } from '../core/intents.ts';
 import type { Order } from '../core/orders.ts';
 import type { FillReport, PlanReport } from '../core/reports.ts';
 import type { PruneCounts, PruneRules } from './prune-plan.ts';
@@ -18,8 +19,8 @@ export interface StoredFill extends FillReport {
 export interface JournalEntry {
   readonly at: number;
   readonly strategy: StrategyId;
-  /** JSON text of the intent (decimals as strings). */
-  readonly intent: string;
+  /** The intent; a store that keeps the journal writes it as core/intent-json.ts's text. */
+  readonly intent: Intent;
   readonly outcome: string;
   readonly clientOid?: ClientOid;
 }

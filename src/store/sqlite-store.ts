@@ -16,6 +16,7 @@ import Database from 'better-sqlite3';
 import type { Logger } from 'pino';
 import { CapibotError, StoreError } from '../core/errors.ts';
 import type { ClientOid, OrderId, StrategyId, SymbolId, TradeId } from '../core/ids.ts';
+import { intentJson } from '../core/intent-json.ts';
 import { isTerminal, type Order } from '../core/orders.ts';
 import type { PlanReport } from '../core/reports.ts';
 import {
@@ -406,7 +407,13 @@ export class SqliteStore implements OrderStore {
 
   appendJournal(entry: JournalEntry): void {
     this.writable();
-    this.st.journal.run(entry.at, entry.strategy, entry.intent, entry.outcome, entry.clientOid ?? null);
+    this.st.journal.run(
+      entry.at,
+      entry.strategy,
+      intentJson(entry.intent),
+      entry.outcome,
+      entry.clientOid ?? null,
+    );
   }
 
   getMeta(key: string): string | undefined {

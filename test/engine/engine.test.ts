@@ -3,11 +3,13 @@ import { describe, expect, it } from 'vitest';
 import { dec } from '../../src/core/decimal.ts';
 import { clientOid, strategyId, tradeId } from '../../src/core/ids.ts';
 import type { Intent } from '../../src/core/intents.ts';
+import { intentJson } from '../../src/core/intent-json.ts';
 import type { OrderEvent } from '../../src/core/events.ts';
 import type { Order } from '../../src/core/orders.ts';
 import type { FillReport } from '../../src/core/reports.ts';
 import { newOrder } from '../../src/core/order-reducer.ts';
 import { riskLimits } from '../../src/risk/limits.ts';
+import type { JournalEntry } from '../../src/store/port.ts';
 import type { StrategyFill } from '../../src/strategy/types.ts';
 import { engineHarness, inlineStrategy, kinds, type EngineHarness } from '../helpers/engine-harness.ts';
 import { BTC, ETH, makeTicker } from '../helpers/market.ts';
@@ -95,9 +97,10 @@ describe('engine: intent pipeline', () => {
         strategy: 's1',
         outcome: 'approved',
         clientOid: oid,
-        intent: expect.stringContaining('"size":"0.001"'),
+        intent: expect.objectContaining({ kind: 'place', symbol: BTC }),
       }),
     ]);
+    expect(intentJson((h.store.journal[0] as JournalEntry).intent)).toContain('"size":"0.001"');
     await h.tick({ [BTC]: '101' });
     expect(h.store.getOrder(clientOid('cb-s1-2'))?.price?.toFixed()).toBe('100');
   });

@@ -64,8 +64,18 @@ describe.each(stores)('%s.prune', (_, make) => {
         { t: 6, n: 6, at: 901, direction: 'CLOSE_LONG' },
       ],
     );
-    s.appendJournal({ at: 50, strategy: strategyId('grid'), intent: '{}', outcome: 'approved' });
-    s.appendJournal({ at: 950, strategy: strategyId('grid'), intent: '{}', outcome: 'approved' });
+    s.appendJournal({
+      at: 50,
+      strategy: strategyId('grid'),
+      intent: { kind: 'cancelAll' },
+      outcome: 'approved',
+    });
+    s.appendJournal({
+      at: 950,
+      strategy: strategyId('grid'),
+      intent: { kind: 'cancelAll' },
+      outcome: 'approved',
+    });
     s.recordPlanOrder?.(plan(1, 'canceled', 100), 100);
     s.recordPlanOrder?.(plan(2, 'untriggered', 100), 100);
     const wanted = book(s);

@@ -131,7 +131,8 @@ describe('SqliteStore round trip', () => {
   });
 
   it('keeps meta values and journal lines', () => {
-    const s = openStore(':memory:');
+    const path = join(dir, 'journal.sqlite');
+    const s = openStore(path);
     expect(s.getMeta('fills.cursor')).toBeUndefined();
     s.setMeta('fills.cursor', '{"newest":1}');
     s.setMeta('fills.cursor', '{"newest":2}');
@@ -139,16 +140,42 @@ describe('SqliteStore round trip', () => {
     s.appendJournal({
       at: 1,
       strategy: S1,
-      intent: '{"kind":"place"}',
+      intent: {
+        kind: 'place',
+        symbol: symbolId('cmt_btcusdt'),
+        side: 'open_long',
+        size: dec('1e-3'),
+        price: dec('9e4'),
+        orderType: 'normal',
+      },
       outcome: 'placed',
       clientOid: clientOid('cb-grid-1'),
     });
-    s.appendJournal({
-      at: 2,
-      strategy: S1,
-      intent: '{"kind":"cancelAll"}',
-      outcome: 'rejected by risk gate',
-    });
+    s.appendJournal({ at: 2, strategy: S1, intent: { kind: 'cancelAll' }, outcome: 'rejected by risk gate' });
+    s.close();
+    // The intent's text: its keys in order, decimals as plain decimal strings (never exponents).
+    const db = new Database(path, { readonly: true });
+    const rows = db
+      .prepare('SELECT at, strategy, intent, outcome, client_oid FROM intent_journal ORDER BY at')
+      .all();
+    db.close();
+    expect(rows).toEqual([
+      {
+        at: 1,
+        strategy: 'grid',
+        intent:
+          '{"kind":"place","symbol":"cmt_btcusdt","side":"open_long","size":"0.001","price":"90000","orderType":"normal"}',
+        outcome: 'placed',
+        client_oid: 'cb-grid-1',
+      },
+      {
+        at: 2,
+        strategy: 'grid',
+        intent: '{"kind":"cancelAll"}',
+        outcome: 'rejected by risk gate',
+        client_oid: null,
+      },
+    ]);
   });
 
   it('rolls a transaction back as a whole', () => {

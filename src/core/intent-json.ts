@@ -1,7 +1,9 @@
 // The intent journal's text: what a strategy asked for, decimals as plain decimal strings (never
-// exponent notation), so the journal reads the same in every run.
-import { decToString } from '../core/decimal.ts';
-import type { Intent } from '../core/intents.ts';
+// exponent notation), so the journal reads the same in every run. Made by the store that keeps the
+// journal (store/sqlite-store.ts) as it writes a line: a backtest's store only counts the lines, and
+// then no intent is serialised at all.
+import { decToString } from './decimal.ts';
+import type { Intent } from './intents.ts';
 
 /** The journal's text of an intent: decimals as plain decimal strings (never exponent notation). */
 export function intentJson(intent: Intent): string {
