@@ -6,6 +6,7 @@ import type * as Prepare from '../src/backtest/prepare.ts';
 import type * as Report from '../src/backtest/report/index.ts';
 import type * as RunBacktest from '../src/backtest/run-backtest.ts';
 import type * as TickerRows from '../src/core/ticker-rows.ts';
+import type * as PollLine from '../src/market/recording/poll-line.ts';
 import type * as Reader from '../src/market/recording/reader.ts';
 
 export interface EngineModules {
@@ -17,6 +18,7 @@ export interface EngineModules {
   readonly writeReport: typeof Report.writeReport;
   readonly tickerRows: typeof TickerRows.tickerRows;
   readonly openRecording: typeof Reader.openRecording;
+  readonly pollOfLine: typeof PollLine.pollOfLine;
 }
 
 async function distIsFresh(): Promise<boolean> {
@@ -40,12 +42,13 @@ export async function engineModules(): Promise<EngineModules> {
   const tree = (await distIsFresh()) ? 'dist' : 'src';
   const ext = tree === 'dist' ? 'js' : 'ts';
   const url = (path: string): string => new URL(`../${tree}/${path}.${ext}`, import.meta.url).href;
-  const [prepare, run, rows, reader, report] = await Promise.all([
+  const [prepare, run, rows, reader, report, pollLine] = await Promise.all([
     import(url('backtest/prepare')) as Promise<typeof Prepare>,
     import(url('backtest/run-backtest')) as Promise<typeof RunBacktest>,
     import(url('core/ticker-rows')) as Promise<typeof TickerRows>,
     import(url('market/recording/reader')) as Promise<typeof Reader>,
     import(url('backtest/report/index')) as Promise<typeof Report>,
+    import(url('market/recording/poll-line')) as Promise<typeof PollLine>,
   ]);
   return {
     tree,
@@ -55,5 +58,6 @@ export async function engineModules(): Promise<EngineModules> {
     writeReport: report.writeReport,
     tickerRows: rows.tickerRows,
     openRecording: reader.openRecording,
+    pollOfLine: pollLine.pollOfLine,
   };
 }

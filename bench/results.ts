@@ -263,6 +263,25 @@ export const FIGURES: readonly Figure[] = [
     label: 'Whole replay per poll, 200 symbols ÷ 5 (reading 40× the bytes included)',
   },
   {
+    section: 'symbols',
+    key: 'engineRatioTextInMemory',
+    label:
+      "Control: engine cost per poll, 200 ÷ 5, each recording's text in memory first (reading is parsing only)",
+    differenceOf: ['engineMicrosPerPollFewTextInMemory', 'engineMicrosPerPollManyTextInMemory'],
+  },
+  {
+    section: 'symbols',
+    key: 'engineMicrosPerPollFewTextInMemory',
+    label: 'The same, 5 symbols',
+    unit: 'µs',
+  },
+  {
+    section: 'symbols',
+    key: 'engineMicrosPerPollManyTextInMemory',
+    label: 'The same, 200 symbols, 5 watched',
+    unit: 'µs',
+  },
+  {
     section: 'sweepQueue',
     key: 'speedup',
     label: 'Distributed sweep (4 month backtests), 1 worker ÷ 2 workers, wall time',

@@ -4,23 +4,36 @@
 // batch by batch) is timed apart, so the engine's share (everything else: simulator, engine,
 // strategies, sampling) comes out of the same replay. Replays that alternate within one process meet
 // the same machine, which a busy one needs.
-//   node --expose-gc bin/run-ts.js bench/symbols-child.ts CONFIG ROUNDS RECORDING...
+//   node --expose-gc bin/run-ts.js bench/symbols-child.ts [--text-in-memory] CONFIG ROUNDS RECORDING...
 // Prints one JSON line per recording: polls, tickers, and the best CPU milliseconds of its replays, of
 // the reading inside them, and of the rest.
+//
+// `--text-in-memory`: each recording's lines are read into memory before its replays, and the
+// replay's reading is only parsing and checking them (the reader's line parser, pollOfLine), in
+// batches of about one decoded chunk of text, as the reader makes them. Reading a file interleaves
+// its own work (reads, UTF-8 decoding, ~110 KB allocated per 200-symbol poll) with the engine's, and
+// part of it lands in the engine's share, above all as garbage collections that the reading's
+// allocation brings on while the engine runs: the two measures together show how much.
+import { readFileSync } from 'node:fs';
 import type { RecordedPoll } from '../src/core/market.ts';
 import type { OpenedRecording } from '../src/market/recording/reader.ts';
 import { engineModules } from './engine-modules.ts';
 
-const { prepareBacktest, runBacktest, tickerRows, openRecording } = await engineModules();
+const { prepareBacktest, runBacktest, tickerRows, openRecording, pollOfLine } = await engineModules();
 
-const [config, roundsText, ...files] = process.argv.slice(2);
+const args = process.argv.slice(2);
+const inMemory = args[0] === '--text-in-memory';
+const [config, roundsText, ...files] = inMemory ? args.slice(1) : args;
 const rounds = Number(roundsText);
 if (config === undefined || !(rounds > 0) || files.length === 0) {
   process.stderr.write(
-    'usage: node --expose-gc bin/run-ts.js bench/symbols-child.ts CONFIG ROUNDS RECORDING...\n',
+    'usage: node --expose-gc bin/run-ts.js bench/symbols-child.ts [--text-in-memory] CONFIG ROUNDS RECORDING...\n',
   );
   process.exit(2);
 }
+
+/** About the text of one chunk the reader decodes (src/market/recording/text-chunks.ts). */
+const BATCH_CHARS = 64 * 1024;
 
 const cpuMs = (c: NodeJS.CpuUsage): number => (c.user + c.system) / 1000;
 const collect = (): void => (globalThis as { gc?: () => void }).gc?.();
@@ -46,6 +59,53 @@ function timedBatches(rec: OpenedRecording, spent: { ms: number; tickers: number
   return { path: rec.path, meta: rec.meta, polls: rec.polls, batches, close: () => rec.close() };
 }
 
+/** The poll lines of a recording file (the meta line left out), read before any replay. */
+function pollLines(path: string): string[] {
+  return readFileSync(path, 'utf8')
+    .split('\n')
+    .filter((l) => l.startsWith('{"t"'));
+}
+
+/**
+ * A recording over `lines` already in memory: the meta of the file, and batches of about BATCH_CHARS
+ * of text, each line parsed and checked by pollOfLine, the CPU it takes added to `spent.ms`.
+ */
+function memoryRecording(
+  meta: OpenedRecording['meta'],
+  path: string,
+  lines: readonly string[],
+  spent: { ms: number; tickers: number },
+): OpenedRecording {
+  let next = 0;
+  const batches: AsyncIterable<readonly RecordedPoll[]> = {
+    [Symbol.asyncIterator]: () => ({
+      next: (): Promise<IteratorResult<readonly RecordedPoll[]>> => {
+        if (next >= lines.length) return Promise.resolve({ done: true, value: undefined });
+        const c0 = process.cpuUsage();
+        const batch: RecordedPoll[] = [];
+        for (let chars = 0; next < lines.length && chars < BATCH_CHARS; next++) {
+          const line = lines[next] as string;
+          const poll = pollOfLine(line);
+          if (poll === undefined) throw new Error(`${path}: poll line ${next + 1} does not parse`);
+          batch.push(poll);
+          chars += line.length + 1;
+        }
+        spent.ms += cpuMs(process.cpuUsage(c0));
+        for (const p of batch) spent.tickers += tickerRows(p).size;
+        return Promise.resolve({ done: false, value: batch });
+      },
+      return: (): Promise<IteratorResult<readonly RecordedPoll[]>> =>
+        Promise.resolve({ done: true, value: undefined }),
+    }),
+  };
+  const polls: AsyncIterable<RecordedPoll> = {
+    [Symbol.asyncIterator]: () => {
+      throw new Error('bench/symbols-child.ts: the replay reads batches');
+    },
+  };
+  return { path, meta, polls, batches, close: () => Promise.resolve() };
+}
+
 interface Pass {
   readonly polls: number;
   readonly tickers: number;
@@ -53,15 +113,32 @@ interface Pass {
   readonly readCpuMs: number;
 }
 
+/** Per recording, with --text-in-memory: its meta and poll lines. */
+const inMemoryText = new Map<string, { meta: OpenedRecording['meta']; lines: string[] }>();
+if (inMemory) {
+  for (const file of files) {
+    const rec = await openRecording(file);
+    inMemoryText.set(file, { meta: rec.meta, lines: pollLines(file) });
+    await rec.close();
+  }
+}
+
 async function replay(path: string): Promise<Pass> {
   const prepared = await prepareBacktest({ configPath: config as string, data: path, env: process.env });
+  const text = inMemoryText.get(path);
   collect();
   const spent = { ms: 0, tickers: 0 };
   const cpu0 = process.cpuUsage();
-  const c0 = process.cpuUsage();
-  const rec = await openRecording(path);
-  spent.ms += cpuMs(process.cpuUsage(c0));
-  const record = await runBacktest({ ...prepared, recording: timedBatches(rec, spent) });
+  let recording: OpenedRecording;
+  if (text !== undefined) {
+    recording = memoryRecording(text.meta, path, text.lines, spent);
+  } else {
+    const c0 = process.cpuUsage();
+    const rec = await openRecording(path);
+    spent.ms += cpuMs(process.cpuUsage(c0));
+    recording = timedBatches(rec, spent);
+  }
+  const record = await runBacktest({ ...prepared, recording });
   return {
     polls: record.run.tickers,
     tickers: spent.tickers,

@@ -22,6 +22,12 @@
 // bytes (200 symbols: 31 µs per poll from plain files, 38–60 µs from gzip ones, the same run). Reading a 200-symbol line costs
 // about 40 times reading a 5-symbol one whatever the engine does (40 times the bytes to inflate, split
 // and check), so the target is on the engine's share; the whole replay's figures are given beside it.
+// Even so, reading a file interleaves its own work with the engine's (a 200-symbol poll reads and
+// decodes 48 KB and allocates ~110 KB), and part of it lands in the engine's share: the garbage
+// collections its allocation brings on run while the engine runs. As a control, every case is
+// measured a second time with each recording's text read into memory first (the reading is then
+// parsing and checking the lines only: bench/symbols-child.ts `--text-in-memory`); the target stays
+// on the figure from files, the control says how much of it is the reading's.
 // These machines are shared, so each case's child replays its 1× and N× recordings in turn,
 // `rounds` times, each on a collected heap; the cases' children alternate, `runs` times, and the best
 // of each figure is kept.
@@ -81,12 +87,23 @@ export interface SymbolsBenchResult {
   readonly engineRatio: number;
   /** The same for the whole replay, reading included (no target: reading grows with the bytes). */
   readonly replayRatio: number;
+  /**
+   * engineRatio with each recording's text read into memory first (bench/symbols-child.ts
+   * `--text-in-memory`): the reading is then parsing only, and does not run between the engine's
+   * steps (no file reads, no decoding, a tenth of the allocation). A control: how much of the
+   * engine's share above is the reading's, landing in it.
+   */
+  readonly engineRatioTextInMemory: number;
+  readonly engineMicrosPerPollFewTextInMemory: number;
+  readonly engineMicrosPerPollManyTextInMemory: number;
   readonly engineMicrosPerPollFew: number;
   readonly engineMicrosPerPollMany: number;
   readonly replayMicrosPerPollFew: number;
   readonly replayMicrosPerPollMany: number;
   readonly few: SymbolsCase;
   readonly many: SymbolsCase;
+  /** The same cases with the text in memory. */
+  readonly textInMemory: { readonly few: SymbolsCase; readonly many: SymbolsCase };
   readonly strategies: string;
   readonly recordings: string;
   readonly factor: number;
@@ -115,6 +132,7 @@ async function inChild(
   config: string,
   rounds: number,
   recordings: readonly Recording[],
+  inMemory: boolean,
 ): Promise<FileResult[]> {
   const { stdout } = await run(
     process.execPath,
@@ -123,6 +141,7 @@ async function inChild(
       '--expose-gc',
       'bin/run-ts.js',
       'bench/symbols-child.ts',
+      ...(inMemory ? ['--text-in-memory'] : []),
       config,
       String(rounds),
       ...recordings.map((r) => r.path),
@@ -190,32 +209,41 @@ export async function benchSymbols(o: SymbolsBenchOptions = {}): Promise<Symbols
       cases.push(pair as unknown as readonly [Recording, Recording]);
     }
     const all = cases.flat();
-    const best = new Map<string, FileResult>();
-    for (let r = 0; r < runs; r++) {
-      // One child per case: the two cases in one process would share the optimised code of the
-      // reader and the engine, each slowing the other's.
-      const measured: FileResult[] = [];
-      for (const c of cases) measured.push(...(await inChild(config, rounds, c)));
-      for (const m of measured) {
-        const b = best.get(m.file);
-        best.set(m.file, {
-          ...m,
-          replayCpuMs: Math.min(b?.replayCpuMs ?? Number.POSITIVE_INFINITY, m.replayCpuMs),
-          readCpuMs: Math.min(b?.readCpuMs ?? Number.POSITIVE_INFINITY, m.readCpuMs),
-          engineCpuMs: Math.min(b?.engineCpuMs ?? Number.POSITIVE_INFINITY, m.engineCpuMs),
-        });
+    /** The best figures of every recording over `runs` children per case, text in files or in memory. */
+    const measure = async (inMemory: boolean): Promise<Map<string, FileResult>> => {
+      const best = new Map<string, FileResult>();
+      for (let r = 0; r < runs; r++) {
+        // One child per case: the two cases in one process would share the optimised code of the
+        // reader and the engine, each slowing the other's.
+        const measured: FileResult[] = [];
+        for (const c of cases) measured.push(...(await inChild(config, rounds, c, inMemory)));
+        for (const m of measured) {
+          const b = best.get(m.file);
+          best.set(m.file, {
+            ...m,
+            replayCpuMs: Math.min(b?.replayCpuMs ?? Number.POSITIVE_INFINITY, m.replayCpuMs),
+            readCpuMs: Math.min(b?.readCpuMs ?? Number.POSITIVE_INFINITY, m.readCpuMs),
+            engineCpuMs: Math.min(b?.engineCpuMs ?? Number.POSITIVE_INFINITY, m.engineCpuMs),
+          });
+        }
+        log(
+          `${inMemory ? 'text in memory, ' : ''}run ${r + 1}/${runs} (best of ${rounds} replays each): ` +
+            all
+              .map((x) => {
+                const b = best.get(x.path) as FileResult;
+                return `${x.symbols}×${x.polls} engine ${round(b.engineCpuMs, 0)} ms + read ${round(b.readCpuMs, 0)} ms`;
+              })
+              .join(', '),
+        );
       }
-      log(
-        `run ${r + 1}/${runs} (best of ${rounds} replays each): ` +
-          all
-            .map((x) => {
-              const b = best.get(x.path) as FileResult;
-              return `${x.symbols}×${x.polls} engine ${round(b.engineCpuMs, 0)} ms + read ${round(b.readCpuMs, 0)} ms`;
-            })
-            .join(', '),
-      );
-    }
-    const figures = ([s, l]: readonly [Recording, Recording]): SymbolsCase => {
+      return best;
+    };
+    const fromFiles = await measure(false);
+    const fromMemory = await measure(true);
+    const figures = (
+      best: ReadonlyMap<string, FileResult>,
+      [s, l]: readonly [Recording, Recording],
+    ): SymbolsCase => {
       const bs = best.get(s.path) as FileResult;
       const bl = best.get(l.path) as FileResult;
       const perPoll = (a: number, b: number): number => round(((b - a) * 1000) / (l.polls - s.polls), 2);
@@ -235,10 +263,15 @@ export async function benchSymbols(o: SymbolsBenchOptions = {}): Promise<Symbols
         engineMicrosPerPoll: perPoll(bs.engineCpuMs, bl.engineCpuMs),
       };
     };
-    const few = figures(cases[0] as readonly [Recording, Recording]);
-    const many = figures(cases[1] as readonly [Recording, Recording]);
+    const few = figures(fromFiles, cases[0] as readonly [Recording, Recording]);
+    const many = figures(fromFiles, cases[1] as readonly [Recording, Recording]);
+    const fewInMemory = figures(fromMemory, cases[0] as readonly [Recording, Recording]);
+    const manyInMemory = figures(fromMemory, cases[1] as readonly [Recording, Recording]);
     const result: SymbolsBenchResult = {
       engineRatio: round(many.engineMicrosPerPoll / few.engineMicrosPerPoll),
+      engineRatioTextInMemory: round(manyInMemory.engineMicrosPerPoll / fewInMemory.engineMicrosPerPoll),
+      engineMicrosPerPollFewTextInMemory: fewInMemory.engineMicrosPerPoll,
+      engineMicrosPerPollManyTextInMemory: manyInMemory.engineMicrosPerPoll,
       replayRatio: round(many.replayMicrosPerPoll / few.replayMicrosPerPoll),
       engineMicrosPerPollFew: few.engineMicrosPerPoll,
       engineMicrosPerPollMany: many.engineMicrosPerPoll,
@@ -246,13 +279,22 @@ export async function benchSymbols(o: SymbolsBenchOptions = {}): Promise<Symbols
       replayMicrosPerPollMany: many.replayMicrosPerPoll,
       few,
       many,
+      textInMemory: { few: fewInMemory, many: manyInMemory },
       strategies: `${TRADED.length} × test/fixtures/strategies/idle.ts (never trades), one per symbol: ${TRADED.join(', ')}`,
       recordings: `SYNTHETIC, from ${SOURCE} (bench/synthetic-symbols.ts)`,
       factor,
       runs,
       rounds,
     };
-    log(JSON.stringify({ few, many, engineRatio: result.engineRatio, replayRatio: result.replayRatio }));
+    log(
+      JSON.stringify({
+        few,
+        many,
+        engineRatio: result.engineRatio,
+        replayRatio: result.replayRatio,
+        engineRatioTextInMemory: result.engineRatioTextInMemory,
+      }),
+    );
     return result;
   } finally {
     rmSync(dir, { recursive: true, force: true });
