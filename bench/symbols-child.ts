@@ -68,20 +68,18 @@ function pollLines(path: string): string[] {
 
 /**
  * A recording over `lines` already in memory: the meta of the file, and batches of about BATCH_CHARS
- * of text, each line parsed and checked by pollOfLine, the CPU it takes added to `spent.ms`.
+ * of text, each line parsed and checked by pollOfLine (timedBatches times them as any reading).
  */
 function memoryRecording(
   meta: OpenedRecording['meta'],
   path: string,
   lines: readonly string[],
-  spent: { ms: number; tickers: number },
 ): OpenedRecording {
   let next = 0;
   const batches: AsyncIterable<readonly RecordedPoll[]> = {
     [Symbol.asyncIterator]: () => ({
       next: (): Promise<IteratorResult<readonly RecordedPoll[]>> => {
         if (next >= lines.length) return Promise.resolve({ done: true, value: undefined });
-        const c0 = process.cpuUsage();
         const batch: RecordedPoll[] = [];
         for (let chars = 0; next < lines.length && chars < BATCH_CHARS; next++) {
           const line = lines[next] as string;
@@ -90,8 +88,6 @@ function memoryRecording(
           batch.push(poll);
           chars += line.length + 1;
         }
-        spent.ms += cpuMs(process.cpuUsage(c0));
-        for (const p of batch) spent.tickers += tickerRows(p).size;
         return Promise.resolve({ done: false, value: batch });
       },
       return: (): Promise<IteratorResult<readonly RecordedPoll[]>> =>
@@ -129,16 +125,10 @@ async function replay(path: string): Promise<Pass> {
   collect();
   const spent = { ms: 0, tickers: 0 };
   const cpu0 = process.cpuUsage();
-  let recording: OpenedRecording;
-  if (text !== undefined) {
-    recording = memoryRecording(text.meta, path, text.lines, spent);
-  } else {
-    const c0 = process.cpuUsage();
-    const rec = await openRecording(path);
-    spent.ms += cpuMs(process.cpuUsage(c0));
-    recording = timedBatches(rec, spent);
-  }
-  const record = await runBacktest({ ...prepared, recording });
+  const c0 = process.cpuUsage();
+  const rec = text !== undefined ? memoryRecording(text.meta, path, text.lines) : await openRecording(path);
+  spent.ms += cpuMs(process.cpuUsage(c0));
+  const record = await runBacktest({ ...prepared, recording: timedBatches(rec, spent) });
   return {
     polls: record.run.tickers,
     tickers: spent.tickers,

@@ -186,9 +186,7 @@ export class MarketState {
   readonly #seen: SymbolSlot[] = [];
   /** The latest snapshot's slots, by position: the next snapshot usually lists the same symbols alike. */
   readonly #order: SymbolSlot[] = [];
-  #rows: TickerRows | undefined;
-  /** The latest snapshot's layout (TickerRows.layout) and epoch: its slots share the epoch. */
-  #layout: readonly string[] | undefined;
+  /** The latest snapshot (its rows, number, time), shared by its slots. */
   #epoch: Epoch | undefined;
   #snapshot = 0;
   /** The latest snapshot holds some symbol more than once (each occurrence then counts, as before). */
@@ -225,9 +223,8 @@ export class MarketState {
     const n = ++this.#snapshot;
     const layout = rows.layout;
     const epoch = this.#epoch;
-    this.#rows = rows;
     this.#views = undefined;
-    if (layout !== undefined && layout === this.#layout && epoch !== undefined) {
+    if (layout !== undefined && epoch !== undefined && layout === epoch.rows.layout) {
       // The same slots at the same rows (and the same repeats, if any): they all share the epoch.
       epoch.rows = rows;
       epoch.snapshot = n;
@@ -259,8 +256,12 @@ export class MarketState {
     }
     if (order.length > size) order.length = size;
     this.#repeats = repeats;
-    this.#layout = layout;
     this.#epoch = next;
+  }
+
+  /** The latest snapshot's rows. */
+  get #rows(): TickerRows | undefined {
+    return this.#epoch?.rows;
   }
 
   /** The latest snapshot's tickers, exactly as given (all made, for a recording line). */
