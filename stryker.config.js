@@ -32,6 +32,7 @@ export const KERNELS = {
     'test/reconcile/round-orders.property.test.ts',
     'test/reconcile/kernel.property.test.ts',
   ],
+  'src/core/small-sort.ts': ['test/core/small-sort*.test.ts'],
 };
 
 /** Minimum score (killed + timeout over everything not ignored) per kernel; the runner checks it. */

@@ -8,6 +8,7 @@
 // - `avgPrice` comes from whichever source covers the filled quantity: the fills (value ÷ size) when
 //   they cover it, else the exchange-reported average;
 // - `updatedAt` is the event time (never earlier than before).
+import type { Mutable } from './copies.ts';
 import { ZERO, decMax, decMin, decToString, type Dec } from './decimal.ts';
 import { InvariantViolation } from './errors.ts';
 import type { OrderEvent } from './events.ts';
@@ -336,7 +337,9 @@ export function applyOrderEvent(order: Order, event: OrderEvent): ApplyResult {
 
 /**
  * The order once an event changed it: one new object per event, its fields in the order the
- * stores and reports see (the order's own, then the ones it gains, in this order).
+ * stores and reports see (the order's own, then the ones it gains, in this order). Copied with
+ * Object.assign rather than a spread: the copy often gains a key, V8's slow path for a spread
+ * (core/copies.ts).
  */
 function changedOrder(
   order: Order,
@@ -347,12 +350,10 @@ function changedOrder(
   planOrderId: OrderId | undefined,
   reason: string | undefined,
 ): Order {
-  const o: Mutable<Order> = {
-    ...order,
-    status,
-    filledQty: q.filledQty,
-    updatedAt: Math.max(order.updatedAt, at),
-  };
+  const o: Mutable<Order> = Object.assign({}, order);
+  o.status = status;
+  o.filledQty = q.filledQty;
+  o.updatedAt = Math.max(order.updatedAt, at);
   if (orderId !== undefined) o.orderId = orderId;
   if (planOrderId !== undefined) o.planOrderId = planOrderId;
   if (q.fillsQty !== undefined) o.fillsQty = q.fillsQty;
@@ -361,8 +362,6 @@ function changedOrder(
   if (reason !== undefined) o.reason = reason;
   return o;
 }
-
-type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 function anomalyOf(order: Order, e: OrderEvent, next: OrderStatus, q: Quantities): OrderAnomaly | undefined {
   if (

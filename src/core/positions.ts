@@ -62,8 +62,8 @@ export function positionKey(strategy: StrategyId | undefined, symbol: SymbolId, 
 }
 
 export function emptyPosition(strategy: StrategyId | undefined, symbol: SymbolId, leg: Leg): Position {
-  return {
-    ...(strategy !== undefined ? { strategy } : {}),
+  // The strategy first when there is one, without a leading conditional spread (core/copies.ts).
+  const fields = {
     symbol,
     leg,
     qty: ZERO,
@@ -74,6 +74,7 @@ export function emptyPosition(strategy: StrategyId | undefined, symbol: SymbolId
     fills: 0,
     unmatchedCloseQty: ZERO,
   };
+  return strategy !== undefined ? { strategy, ...fields } : fields;
 }
 
 /** Average entry price; undefined when flat. */

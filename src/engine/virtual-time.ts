@@ -20,6 +20,25 @@ export async function microtasks(turns = 4): Promise<void> {
  * time still run in the order they were scheduled.
  */
 export class ReplayAction<T> extends VirtualAction<T> {
+  /**
+   * Queues the action at its place among the scheduler's actions (by time, then by index), as
+   * VirtualAction's own does by pushing it and sorting the whole queue again (a few thousand
+   * instructions a timer: the reconciliation loops set one at every round).
+   */
+  protected override requestAsyncId(scheduler: VirtualTimeScheduler, _id?: unknown, delay = 0): number {
+    this.delay = scheduler.frame + delay;
+    const actions = scheduler.actions;
+    let i = actions.length;
+    while (i > 0 && this.#runsBefore(actions[i - 1] as ReplayAction<T>)) i--;
+    actions.splice(i, 0, this);
+    return 1;
+  }
+
+  /** VirtualAction's order of the queue: by time, then by index (the order they were scheduled in). */
+  #runsBefore(other: ReplayAction<T>): boolean {
+    return this.delay < other.delay || (this.delay === other.delay && this.index < other.index);
+  }
+
   override schedule(state?: T, delay = 0): Subscription {
     if (!Number.isFinite(delay)) return Subscription.EMPTY;
     if (this.closed) return this;

@@ -68,7 +68,8 @@ export class PlacementPool {
       this.#eligible = this.#eligible.filter((p) => !gone.has(p.clientOid));
     }
     const call = plan.calls[0];
-    return { ...(call !== undefined ? { call } : {}), superseded: plan.superseded };
+    // Not a leading conditional spread (core/copies.ts): this runs at every placement.
+    return call !== undefined ? { call, superseded: plan.superseded } : { superseded: plan.superseded };
   }
 
   /** Takes the entries of a call out of the pool. */

@@ -19,6 +19,7 @@ import type { Dec } from '../core/decimal.ts';
 import { ENDPOINTS, VENUE_LIMITS } from '../core/endpoints.ts';
 import type { ClientOid, StrategyId, SymbolId } from '../core/ids.ts';
 import type { PlaceEntry } from '../exchange/port.ts';
+import { sortInPlace } from '../core/small-sort.ts';
 
 export interface QueuedPlacement {
   readonly symbol: SymbolId;
@@ -160,7 +161,7 @@ export function planPlacements<P extends QueuedPlacement>(
     symbolChunks.forEach((c, order) => chunks.push({ calls: c.calls, urgency: c.urgency, order }));
   }
   // Equal urgency only happens between chunks of one symbol (the index is unique): keep their order.
-  chunks.sort((a, b) => compareUrgency(a.urgency, b.urgency) || a.order - b.order);
+  sortInPlace(chunks, (a, b) => compareUrgency(a.urgency, b.urgency) || a.order - b.order);
   return { calls: chunks.flatMap((c) => c.calls), superseded };
 }
 

@@ -15,6 +15,7 @@
 // Commit the cursor returned when a poll is done in the same store transaction as the fills it
 // covers (or after): a cursor committed ahead of its fills would skip them after a crash.
 import { z } from 'zod';
+import type { Mutable } from '../core/copies.ts';
 import type { FillsQuery } from '../exchange/port.ts';
 import type { SymbolId } from '../core/ids.ts';
 import type { FillPage } from '../core/reports.ts';
@@ -73,12 +74,13 @@ export function beginFillsPoll(cursor: FillsCursor, cfg: FillsPagingConfig, now:
 }
 
 export function fillsQuery(p: FillsPaging, cfg: FillsPagingConfig): FillsQuery {
-  return {
-    ...(cfg.symbol !== undefined ? { symbol: cfg.symbol } : {}),
-    startTime: p.startTime,
-    ...(p.endTime !== undefined ? { endTime: p.endTime } : {}),
-    limit: Math.min(100, Math.max(1, Math.trunc(cfg.limit))),
-  };
+  // Key by key, in the query string's order (no leading spread: ../core/copies.ts).
+  const q: Mutable<FillsQuery> = {};
+  if (cfg.symbol !== undefined) q.symbol = cfg.symbol;
+  q.startTime = p.startTime;
+  if (p.endTime !== undefined) q.endTime = p.endTime;
+  q.limit = Math.min(100, Math.max(1, Math.trunc(cfg.limit)));
+  return q;
 }
 
 function timeRange(page: FillPage): { oldest: number; newest: number } | undefined {
@@ -108,12 +110,11 @@ export function afterFillsPage(
       newest === undefined
         ? cursor.newestSeen
         : Math.max(cursor.newestSeen ?? Number.NEGATIVE_INFINITY, newest);
-    const next: FillsCursor = {
-      ...(newestSeen !== undefined ? { newestSeen } : {}),
-      // A backfill being worked on is replaced by what is left of it (or dropped when complete).
-      ...(p.phase === 'recent' && cursor.backfill !== undefined ? { backfill: cursor.backfill } : {}),
-      ...extra,
-    };
+    const next: Mutable<FillsCursor> = {};
+    if (newestSeen !== undefined) next.newestSeen = newestSeen;
+    // A backfill being worked on is replaced by what is left of it (or dropped when complete).
+    if (p.phase === 'recent' && cursor.backfill !== undefined) next.backfill = cursor.backfill;
+    Object.assign(next, extra);
     return { kind: 'done', cursor: next, ...(warning !== undefined ? { warning } : {}) };
   };
   if (!page.nextFlag || range === undefined) return finished({});
@@ -162,7 +163,10 @@ function plainFillsCursor(raw: unknown): FillsCursor | undefined {
   if (typeof backfill !== 'object' || backfill === null) return undefined;
   const { startTime, endTime } = backfill as { startTime?: unknown; endTime?: unknown };
   if (!isTime(startTime) || !isTime(endTime)) return undefined;
-  return { ...(newestSeen !== undefined ? { newestSeen } : {}), backfill: { startTime, endTime } };
+  const cursor: Mutable<FillsCursor> = {};
+  if (newestSeen !== undefined) cursor.newestSeen = newestSeen;
+  cursor.backfill = { startTime, endTime };
+  return cursor;
 }
 
 /** Meta-table text → cursor; unreadable text gives an empty cursor (the overlap + dedupe make that safe). */
@@ -170,10 +174,10 @@ export function decodeFillsCursor(text: string | undefined): FillsCursor {
   const parsed = decodeMetaJson(text, cursorSchema, plainFillsCursor);
   if (parsed === undefined) return {};
   const { newestSeen, backfill } = parsed;
-  return {
-    ...(newestSeen !== undefined ? { newestSeen } : {}),
-    ...(backfill !== undefined ? { backfill } : {}),
-  };
+  const cursor: Mutable<FillsCursor> = {};
+  if (newestSeen !== undefined) cursor.newestSeen = newestSeen;
+  if (backfill !== undefined) cursor.backfill = backfill;
+  return cursor;
 }
 
 export function encodeFillsCursor(c: FillsCursor): string {

@@ -6,6 +6,7 @@
 import type { SymbolId } from '../core/ids.ts';
 import { isTerminal, type Order } from '../core/orders.ts';
 import type { HistoryQuery } from '../exchange/port.ts';
+import { byCodeUnits, sortInPlace } from '../core/small-sort.ts';
 
 export const HISTORY_MAX_AGE_MS = 90 * 24 * 60 * 60 * 1000;
 
@@ -37,13 +38,11 @@ export function historyQueries(
     const prev = since.get(o.symbol);
     since.set(o.symbol, prev === undefined ? Math.min(start, now - cfg.lookbackMs) : Math.min(prev, start));
   }
-  return [...since.entries()]
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([symbol, start]) => ({
-      symbol,
-      pageSize: cfg.pageSize,
-      createDate: Math.max(floor, Math.trunc(start)),
-    }));
+  return sortInPlace([...since.entries()], ([a], [b]) => byCodeUnits(a, b)).map(([symbol, start]) => ({
+    symbol,
+    pageSize: cfg.pageSize,
+    createDate: Math.max(floor, Math.trunc(start)),
+  }));
 }
 
 /**

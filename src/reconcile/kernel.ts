@@ -41,6 +41,7 @@ import type { StoredFill } from '../store/port.ts';
 import { parseOwnClientOid } from './own-oid.ts';
 import { collapseReports, isVenueTerminal, localStatusOf, VENUE_RANK } from './report-rows.ts';
 import { storedFill } from '../store/stored-fill.ts';
+import { byCodeUnits, sortInPlace } from '../core/small-sort.ts';
 
 export interface ReconcileInput {
   /**
@@ -165,7 +166,7 @@ const NO_FILLS: readonly never[] = [];
 /** `fills` oldest first: a sorted copy, or the list itself when it holds fewer than two. */
 function sortedFills<F extends FillReport>(fills: readonly F[]): readonly F[] {
   // Stryker disable next-line ConditionalExpression: always sorting gives a list shorter than two back as it was
-  return fills.length < 2 ? fills : [...fills].sort(byFillTime);
+  return fills.length < 2 ? fills : sortInPlace([...fills], byFillTime);
 }
 
 export function reconcile(input: ReconcileInput): ReconcileOutput {
@@ -307,13 +308,13 @@ export function reconcile(input: ReconcileInput): ReconcileOutput {
     attributed.push({ tradeId: f.tradeId, clientOid: oid });
     addFill(oid, f);
   }
-  for (const list of fillsByOid.values()) list.sort(byFillTime);
+  for (const list of fillsByOid.values()) sortInPlace(list, byFillTime);
 
   // --- 4. events per order ----------------------------------------------------------------------
   const events: OrderEvent[] = [];
   const oids = new Set<ClientOid>(local.keys());
   for (const a of adopted) oids.add(a.clientOid);
-  for (const oid of [...oids].sort()) {
+  for (const oid of sortInPlace([...oids], byCodeUnits)) {
     const order = local.get(oid) ?? adopted.find((a) => a.clientOid === oid)!;
     const fills = fillsByOid.get(oid) ?? NO_FILLS;
     const report = matched.get(oid);
@@ -326,8 +327,8 @@ export function reconcile(input: ReconcileInput): ReconcileOutput {
     }
   }
 
-  foreign.sort((a, b) => a.createTime - b.createTime || (a.orderId < b.orderId ? -1 : 1));
-  adopted.sort((a, b) => (a.clientOid < b.clientOid ? -1 : 1));
+  sortInPlace(foreign, (a, b) => a.createTime - b.createTime || (a.orderId < b.orderId ? -1 : 1));
+  sortInPlace(adopted, (a, b) => (a.clientOid < b.clientOid ? -1 : 1));
   return { events, adopted, foreign, newFills, attributed, warnings };
 }
 

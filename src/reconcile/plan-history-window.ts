@@ -7,6 +7,7 @@
 import type { SymbolId } from '../core/ids.ts';
 import type { PlanPage } from '../core/reports.ts';
 import type { PlanHistoryQuery } from '../exchange/port.ts';
+import { byCodeUnits, sortInPlace } from '../core/small-sort.ts';
 
 export type DelegateType = 1 | 2 | 3 | 4;
 
@@ -42,7 +43,7 @@ export function planHistoryQueries(
   const after: Record<string, number> = { ...cursor };
   const pageSize = Math.min(100, Math.max(1, Math.trunc(cfg.pageSize)));
   const span = Math.max(1, cfg.maxWindowMs);
-  for (const symbol of [...symbols].sort()) {
+  for (const symbol of sortInPlace([...symbols], byCodeUnits)) {
     const last = cursor[symbol];
     let start =
       last !== undefined ? Math.max(0, last - cfg.overlapMs) : Math.max(0, now - cfg.initialLookbackMs);

@@ -2,6 +2,7 @@
 // rounds sleeping loops slept through, merged in time order to be charged in one call (pure).
 import type { BulkCharges, EndpointId, UnsentReads } from '../core/endpoints.ts';
 import type { PlanCursor } from './plan-history-window.ts';
+import { sortInPlace } from '../core/small-sort.ts';
 
 /**
  * Backtests against the in-process simulator: a poll whose answer cannot differ from the last one is
@@ -132,6 +133,6 @@ export function sleptRounds(
       at = next;
     }
   }
-  rounds.sort((a, b) => a.at - b.at || LOOP_ORDER[a.loop] - LOOP_ORDER[b.loop]);
+  sortInPlace(rounds, (a, b) => a.at - b.at || LOOP_ORDER[a.loop] - LOOP_ORDER[b.loop]);
   return { rounds, blocked };
 }

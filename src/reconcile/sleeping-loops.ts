@@ -35,6 +35,7 @@ import {
   type SkippedReads,
   type SleptRound,
 } from './round-shortcut.ts';
+import { sortInPlace } from '../core/small-sort.ts';
 
 /** Meta key (store) of the plan cursor, which skipped plan rounds move on (RECONCILE_META.planCursor). */
 export const PLAN_CURSOR_META = 'reconcile.planCursor';
@@ -336,7 +337,7 @@ export class SleepingLoops {
       }
     }
     for (const r of deferred) if (r.at > after) tail.push({ at: r.at, rank: 3, endpoints: r.endpoints });
-    tail.sort((a, b) => a.at - b.at || a.rank - b.rank);
+    sortInPlace(tail, (a, b) => a.at - b.at || a.rank - b.rank);
     return tail;
   }
 

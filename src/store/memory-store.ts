@@ -24,6 +24,7 @@ import { ColdRows } from './cold-rows.ts';
 import { fillValues, orderValues } from './rows.ts';
 import { planPrune, pruneResult } from './prune-plan.ts';
 import { storedFill } from './stored-fill.ts';
+import { sortInPlace } from '../core/small-sort.ts';
 
 /** First index in `xs` (ascending by `key`) whose key is ≥ `value`. */
 function lowerBound<T>(xs: readonly T[], value: number, key: (x: T) => number): number {
@@ -279,7 +280,7 @@ export class MemoryStore implements OrderStore {
   }
 
   openOrders(): readonly Order[] {
-    return [...this.#open.values()].sort(byCreation);
+    return sortInPlace([...this.#open.values()], byCreation);
   }
 
   ordersUpdatedSince(since: number, keepTerminal?: (o: Order) => boolean): readonly Order[] {
@@ -299,7 +300,7 @@ export class MemoryStore implements OrderStore {
     }
     // Retired orders were last updated before the watermark: only an older `since` reaches them.
     if (since < this.#cold.watermark) this.#cold.forEachOrder(take);
-    return out.sort(byCreation);
+    return sortInPlace(out, byCreation);
   }
 
   allOrders(): readonly Order[] {
@@ -365,9 +366,10 @@ export class MemoryStore implements OrderStore {
   /** Fills by (created_at, insertion order), as they are now (attributed ones with their order). */
   #sorted(fills: readonly StoredFill[]): StoredFill[] {
     const rowid = (f: StoredFill): number => this.#rowid.get(f.tradeId) ?? 0;
-    return fills
-      .map((f) => this.#fills.get(f.tradeId) ?? f)
-      .sort((a, b) => a.createdTime - b.createdTime || rowid(a) - rowid(b));
+    return sortInPlace(
+      fills.map((f) => this.#fills.get(f.tradeId) ?? f),
+      (a, b) => a.createdTime - b.createdTime || rowid(a) - rowid(b),
+    );
   }
 
   /**

@@ -2,6 +2,7 @@
 // 40019 "Parameter X cannot be empty", a value of the wrong form 40020 "Parameter X is invalid",
 // a body that is not a JSON object (or a batch over 20 entries) 40017 "Parameter validation failed".
 import type { z } from 'zod';
+import type { Mutable } from '../../core/copies.ts';
 import { dec } from '../../core/decimal.ts';
 import { VENUE_LIMITS } from '../../core/endpoints.ts';
 import type { OrderSide, OrderType } from '../../core/orders.ts';
@@ -191,11 +192,11 @@ export function parseCancelBody(body: unknown, known: (s: string) => boolean): P
   if (symbol !== undefined && !known(symbol)) return no(REJECT.invalid('symbol'));
   if (orderId === undefined && clientOid === undefined) return no(REJECT.empty('orderId or clientOid'));
   if (orderId !== undefined && !/^\d{1,30}$/.test(orderId)) return no(REJECT.invalid('orderId'));
-  return ok({
-    ...(symbol !== undefined ? { symbol } : {}),
-    ...(orderId !== undefined ? { orderId } : {}),
-    ...(clientOid !== undefined ? { clientOid } : {}),
-  });
+  const selector: Mutable<CancelSelector> = {};
+  if (symbol !== undefined) selector.symbol = symbol;
+  if (orderId !== undefined) selector.orderId = orderId;
+  if (clientOid !== undefined) selector.clientOid = clientOid;
+  return ok(selector);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -244,17 +245,22 @@ function symbolParam(
   return known(s) ? ok(s) : no(REJECT.invalid('symbol'));
 }
 
-function timeRange(q: QueryParams): Parsed<{ startTime?: number; endTime?: number }> {
+interface TimeRange {
+  startTime?: number;
+  endTime?: number;
+}
+
+/** `startTime` and `endTime`, each set on `into` when given (a filter built key by key: ../../core/copies.ts). */
+function timeRange(q: QueryParams, into: TimeRange): VenueReject | undefined {
   const start = intParam(q, 'startTime', 0, Number.MAX_SAFE_INTEGER);
-  if (!start.ok) return start;
+  if (!start.ok) return start.reject;
   const end = intParam(q, 'endTime', 0, Number.MAX_SAFE_INTEGER);
-  if (!end.ok) return end;
+  if (!end.ok) return end.reject;
   if (start.value !== undefined && end.value !== undefined && start.value > end.value)
-    return no(REJECT.invalid('startTime'));
-  return ok({
-    ...(start.value !== undefined ? { startTime: start.value } : {}),
-    ...(end.value !== undefined ? { endTime: end.value } : {}),
-  });
+    return REJECT.invalid('startTime');
+  if (start.value !== undefined) into.startTime = start.value;
+  if (end.value !== undefined) into.endTime = end.value;
+  return undefined;
 }
 
 export interface FillsFilter {
@@ -270,16 +276,15 @@ export function parseFillsQuery(q: QueryParams, known: (s: string) => boolean): 
   if (!symbol.ok) return symbol;
   const orderId = q.get('orderId');
   if (orderId !== undefined && !/^\d{1,30}$/.test(orderId)) return no(REJECT.invalid('orderId'));
-  const range = timeRange(q);
-  if (!range.ok) return range;
+  const filter: Mutable<FillsFilter> = { limit: 100 };
+  if (symbol.value !== undefined) filter.symbol = symbol.value;
+  if (orderId !== undefined) filter.orderId = orderId;
+  const badRange = timeRange(q, filter);
+  if (badRange !== undefined) return no(badRange);
   const limit = intParam(q, 'limit', 1, 100);
   if (!limit.ok) return limit;
-  return ok({
-    ...(symbol.value !== undefined ? { symbol: symbol.value } : {}),
-    ...(orderId !== undefined ? { orderId } : {}),
-    ...range.value,
-    limit: limit.value ?? 100,
-  });
+  if (limit.value !== undefined) filter.limit = limit.value;
+  return ok(filter);
 }
 
 export interface HistoryFilter {
@@ -317,11 +322,10 @@ export function parseHistoryQuery(
     else if (cd.length === 13 && n >= now - MAX_HISTORY_DAYS * DAY_MS) since = n;
     else return no(REJECT.invalid('createDate'));
   }
-  return ok({
-    ...(symbol.value !== undefined ? { symbol: symbol.value } : {}),
-    pageSize: pageSize.value ?? HISTORY_PAGE_MAX,
-    ...(since !== undefined ? { since } : {}),
-  });
+  const filter: Mutable<HistoryFilter> = { pageSize: pageSize.value ?? HISTORY_PAGE_MAX };
+  if (symbol.value !== undefined) filter.symbol = symbol.value;
+  if (since !== undefined) filter.since = since;
+  return ok(filter);
 }
 
 export interface PlanFilter {
@@ -336,16 +340,14 @@ export interface PlanFilter {
 export function parsePlanQuery(q: QueryParams, known: (s: string) => boolean): Parsed<PlanFilter> {
   const symbol = symbolParam(q, known, true);
   if (!symbol.ok) return symbol;
-  const range = timeRange(q);
-  if (!range.ok) return range;
+  const filter: Mutable<PlanFilter> = { symbol: symbol.value ?? '', pageSize: 100 };
+  const badRange = timeRange(q, filter);
+  if (badRange !== undefined) return no(badRange);
   const dt = intParam(q, 'delegateType', 1, 4);
   if (!dt.ok) return dt;
+  if (dt.value !== undefined) filter.delegateType = dt.value;
   const pageSize = intParam(q, 'pageSize', 1, 100);
   if (!pageSize.ok) return pageSize;
-  return ok({
-    symbol: symbol.value ?? '',
-    ...range.value,
-    ...(dt.value !== undefined ? { delegateType: dt.value } : {}),
-    pageSize: pageSize.value ?? 100,
-  });
+  if (pageSize.value !== undefined) filter.pageSize = pageSize.value;
+  return ok(filter);
 }

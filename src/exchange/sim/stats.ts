@@ -21,6 +21,15 @@ export interface SimStatsSnapshot {
   readonly errors: { readonly byCode: Record<string, number> };
 }
 
+/**
+ * Entries by key in code-point order: endpoint ids and venue codes are ASCII letters and digits, for
+ * which it is the order `localeCompare` gave. Not `localeCompare`: its first call loads ICU's
+ * collation data, about 70 M instructions (25 ms) at the end of every backtest.
+ */
+function byKey([a]: readonly [string, number], [b]: readonly [string, number]): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
 export class SimStats {
   readonly #byEndpoint = new Map<string, number>();
   #unknownPath = 0;
@@ -56,7 +65,7 @@ export class SimStats {
   }
 
   snapshot(faults: Record<FaultKind, number>): SimStatsSnapshot {
-    const byEndpoint = Object.fromEntries([...this.#byEndpoint].sort(([a], [b]) => a.localeCompare(b)));
+    const byEndpoint = Object.fromEntries([...this.#byEndpoint].sort(byKey));
     const total = [...this.#byEndpoint.values()].reduce((a, b) => a + b, 0) + this.#unknownPath;
     const limitedTotal = this.#limited.ip + this.#limited.uid + this.#limited.orderRate;
     const byKind = Object.fromEntries(FAULT_KINDS.map((k) => [k, faults[k]])) as Record<FaultKind, number>;
@@ -66,7 +75,7 @@ export class SimStats {
       rateLimited: { total: limitedTotal, byScope: { ...this.#limited } },
       responses429: limitedTotal + faults.rateLimited,
       faults: { total: FAULT_KINDS.reduce((a, k) => a + faults[k], 0), byKind },
-      errors: { byCode: Object.fromEntries([...this.#errors].sort(([a], [b]) => a.localeCompare(b))) },
+      errors: { byCode: Object.fromEntries([...this.#errors].sort(byKey)) },
     };
   }
 }

@@ -37,6 +37,7 @@ import {
   type WireBatchEntryOut,
   type WireBatchReplyOut,
 } from './wire.ts';
+import { sortInPlace } from '../../core/small-sort.ts';
 
 export type VenueReply =
   { readonly ok: true; readonly body: unknown } | { readonly ok: false; readonly reject: VenueReject };
@@ -224,15 +225,17 @@ export class SimVenue {
     const f = p.value;
     const now = this.core.now;
     // The window, by binary search (fills are in time order); forgotten fills are not served.
-    const matching = this.core
-      .fillsBetween(f.startTime, f.endTime)
-      .filter(
-        (x) =>
-          (f.symbol === undefined || x.symbol === f.symbol) &&
-          (f.orderId === undefined || x.orderId === f.orderId),
-      )
-      .filter((x) => this.faults.fillVisible(x.tradeId, x.createdTime, now))
-      .sort(newestFirstFills);
+    const matching = sortInPlace(
+      this.core
+        .fillsBetween(f.startTime, f.endTime)
+        .filter(
+          (x) =>
+            (f.symbol === undefined || x.symbol === f.symbol) &&
+            (f.orderId === undefined || x.orderId === f.orderId),
+        )
+        .filter((x) => this.faults.fillVisible(x.tradeId, x.createdTime, now)),
+      newestFirstFills,
+    );
     const rows = this.#maybeDuplicate(matching.slice(0, f.limit), rf);
     return { ok: true, value: { rows, nextFlag: matching.length > f.limit, totals: matching.length } };
   }

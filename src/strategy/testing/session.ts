@@ -240,8 +240,10 @@ export class Session {
 
   /** The room DeferredReads counts on, read after a charge (see there). */
   #deferralRoom(): DeferralRoom {
+    const { limit, steady } = this.#limitsNow(this.engine.executor.budgetUsage());
     return {
-      ...this.#limitsNow(this.engine.executor.budgetUsage()),
+      limit,
+      steady,
       window: this.engine.executor.budgetWindow(),
       rounds: this.reconciler.skippedWeightBound(this.#deferralSpanMs()),
     };
