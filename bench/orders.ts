@@ -38,7 +38,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { gzipLines, pollLines } from './recording-files.ts';
-import { heapFlags } from '../scripts/heap-limit.js';
+import { replayFlags } from '../scripts/heap-limit.js';
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const run = promisify(execFile);
@@ -207,7 +207,7 @@ export function marketMakerConfigText(perTick: number, every: number, file = MAR
 async function child(config: string, recording: string): Promise<OrdersChildResult> {
   const { stdout } = await run(
     process.execPath,
-    [...heapFlags(), '--expose-gc', 'bin/run-ts.js', 'bench/orders-child.ts', config, recording],
+    [...replayFlags(), '--expose-gc', 'bin/run-ts.js', 'bench/orders-child.ts', config, recording],
     { cwd: REPO, maxBuffer: 1 << 20 },
   );
   const line = stdout.trim().split('\n').pop() ?? '';

@@ -29,7 +29,7 @@ import { openRecording } from '../src/market/recording/reader.ts';
 import { bareParse } from './reader.ts';
 import { pollLines, writeRepeated } from './recording-files.ts';
 import type { ChildResult } from './replay.ts';
-import { heapFlags } from '../scripts/heap-limit.js';
+import { replayFlags } from '../scripts/heap-limit.js';
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const run = promisify(execFile);
@@ -137,7 +137,7 @@ async function readParquet(path: string, allTickers: boolean): Promise<number> {
 async function replayInChild(config: string, recording: string): Promise<ChildResult> {
   const { stdout } = await run(
     process.execPath,
-    [...heapFlags(), 'bin/run-ts.js', 'bench/replay-child.ts', config, recording],
+    [...replayFlags(), 'bin/run-ts.js', 'bench/replay-child.ts', config, recording],
     {
       cwd: REPO,
       maxBuffer: 1 << 20,

@@ -29,7 +29,7 @@ import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import { isStrategyDefinition, type StrategyDefinition } from '../src/strategy/define.ts';
 import { pollLines, writeRepeated } from './recording-files.ts';
 import { strategyFloor, type FloorRun } from './strategy-floor.ts';
-import { heapFlags } from '../scripts/heap-limit.js';
+import { replayFlags } from '../scripts/heap-limit.js';
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const run = promisify(execFile);
@@ -249,7 +249,7 @@ async function replayInChild(config: string, recording: string): Promise<ChildRe
   for (let i = 0; i < REPLAY_RUNS; i++) {
     const { stdout } = await run(
       process.execPath,
-      [...heapFlags(), 'bin/run-ts.js', 'bench/replay-child.ts', config, recording],
+      [...replayFlags(), 'bin/run-ts.js', 'bench/replay-child.ts', config, recording],
       { cwd: REPO, maxBuffer: 1 << 20 },
     );
     const r = JSON.parse(stdout.trim().split('\n').pop() ?? '') as ChildResult;

@@ -38,7 +38,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { TRADED, writeSyntheticRecording } from './synthetic-symbols.ts';
-import { heapFlags } from '../scripts/heap-limit.js';
+import { replayFlags } from '../scripts/heap-limit.js';
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const run = promisify(execFile);
@@ -137,7 +137,7 @@ async function inChild(
   const { stdout } = await run(
     process.execPath,
     [
-      ...heapFlags(),
+      ...replayFlags(),
       '--expose-gc',
       'bin/run-ts.js',
       'bench/symbols-child.ts',

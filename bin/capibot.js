@@ -4,7 +4,8 @@
 // never runs stale code: it is rebuilt first (about a second, once), and when it cannot be rebuilt
 // the TypeScript sources run through tsx instead. CAPIBOT_FROM_SOURCE=1 always runs the sources.
 // The TypeScript loader is otherwise registered only to import a strategy file (src/strategy/loader.ts).
-// `capibot backtest` first runs itself again under a heap cap (scripts/heap-limit.js explains why).
+// `capibot backtest` first runs itself again under a heap cap (scripts/heap-limit.js explains why), and
+// it and `sweep` with V8's tier-up budget for replays (scripts/jit-tiering.js).
 import { spawn } from 'node:child_process';
 import { constants } from 'node:os';
 import { fileURLToPath } from 'node:url';

@@ -5,6 +5,7 @@ export declare function heapLimitMb(env?: NodeJS.ProcessEnv): number | undefined
 export declare function heapChosen(execArgv?: readonly string[], nodeOptions?: string): boolean;
 export declare function threadHeapLimitMb(env?: NodeJS.ProcessEnv): number | undefined;
 export declare function heapFlags(env?: NodeJS.ProcessEnv): string[];
+export declare function replayFlags(env?: NodeJS.ProcessEnv, execArgv?: readonly string[]): string[];
 export declare function restartFlags(
   args: readonly string[],
   execArgv?: readonly string[],

@@ -12,6 +12,7 @@
 // debugged must be the one that runs); CAPIBOT_HEAP_MB sets another cap, 0 keeps Node's default.
 // The bench's children start with the same flags, so they measure what users run.
 // Plain JavaScript: bin/capibot.js imports it before anything is compiled.
+import { tieringFlags, TIERED_COMMANDS } from './jit-tiering.js';
 
 /** The cap in MiB when CAPIBOT_HEAP_MB is not set. */
 export const DEFAULT_HEAP_MB = 1024;
@@ -55,16 +56,29 @@ export function heapFlags(env = process.env) {
 }
 
 /**
- * The node flags to run the command `args` again with, or undefined to run it in this process: a
- * command without the cap, its `--help`, a heap size already chosen, a debugger attached (the child
- * would not be the process being debugged), or the cap turned off. Throws on a bad CAPIBOT_HEAP_MB.
+ * The node flags of a process that replays recordings (the bench's children): the heap cap and V8's
+ * tier-up budget (./jit-tiering.js), each unless chosen already.
+ */
+export function replayFlags(env = process.env, execArgv = process.execArgv) {
+  return [...(heapChosen(execArgv, env.NODE_OPTIONS) ? [] : heapFlags(env)), ...tieringFlags(env, execArgv)];
+}
+
+/**
+ * The node flags to run the command `args` again with, or undefined to run it in this process: the
+ * heap cap for a backtest, the tier-up budget for a backtest and a sweep (./jit-tiering.js: a sweep's
+ * backtests run in threads with heap caps of their own).
+ * Undefined for any other command, its `--help`, a debugger attached (the child would not be the
+ * process being debugged), or nothing to add (chosen already, or turned off). Throws on a bad
+ * CAPIBOT_HEAP_MB or CAPIBOT_INTERRUPT_BUDGET.
  */
 export function restartFlags(args, execArgv = process.execArgv, env = process.env) {
-  if (!CAPPED_COMMANDS.includes(args[0] ?? '')) return undefined;
+  const command = args[0] ?? '';
+  const capped = CAPPED_COMMANDS.includes(command);
+  if (!capped && !TIERED_COMMANDS.includes(command)) return undefined;
   if (args.includes('--help') || args.includes('-h')) return undefined;
-  if (heapChosen(execArgv, env.NODE_OPTIONS)) return undefined;
   if (nodeFlags(execArgv, env.NODE_OPTIONS).some((f) => /^--inspect/.test(f))) return undefined;
-  const flags = heapFlags(env);
+  const heap = capped && !heapChosen(execArgv, env.NODE_OPTIONS) ? heapFlags(env) : [];
+  const flags = [...heap, ...tieringFlags(env, execArgv)];
   return flags.length > 0 ? flags : undefined;
 }
 

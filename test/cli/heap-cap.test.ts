@@ -88,22 +88,28 @@ describe('heap cap settings', () => {
     expect(heapChosen([], '--trace-warnings --max_old_space_size=300')).toBe(true);
   });
 
-  it('restarts only a capped command, not its help, a chosen heap size, a debugged process or a cap of 0', () => {
+  it('caps only a backtest, not its help, a chosen heap size, a debugged process or a cap of 0', () => {
+    // The tier-up budget (scripts/jit-tiering.js, test/cli/jit-tiering.test.ts) turned off here.
+    const e = (extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv => ({
+      CAPIBOT_INTERRUPT_BUDGET: '0',
+      ...extra,
+    });
     const cap = [`--max-old-space-size=${DEFAULT_HEAP_MB}`];
-    expect(restartFlags(['backtest', '--config', 'c.yaml'], [], {})).toEqual(cap);
-    expect(restartFlags(['backtest'], ['--trace-warnings'], { CAPIBOT_HEAP_MB: '512' })).toEqual([
+    expect(restartFlags(['backtest', '--config', 'c.yaml'], [], e())).toEqual(cap);
+    expect(restartFlags(['backtest'], ['--trace-warnings'], e({ CAPIBOT_HEAP_MB: '512' }))).toEqual([
       '--max-old-space-size=512',
     ]);
-    expect(restartFlags(['run', '--config', 'c.yaml'], [], {})).toBeUndefined();
-    expect(restartFlags([], [], {})).toBeUndefined();
-    expect(restartFlags(['backtest', '--help'], [], {})).toBeUndefined();
-    expect(restartFlags(['backtest', '-h'], [], {})).toBeUndefined();
-    expect(restartFlags(['backtest'], ['--max-old-space-size=300'], {})).toBeUndefined();
-    expect(restartFlags(['backtest'], [], { NODE_OPTIONS: '--max-old-space-size=300' })).toBeUndefined();
-    expect(restartFlags(['backtest'], ['--inspect-brk'], {})).toBeUndefined();
-    expect(restartFlags(['backtest'], [], { NODE_OPTIONS: '--inspect=0' })).toBeUndefined();
-    expect(restartFlags(['backtest'], [], { CAPIBOT_HEAP_MB: '0' })).toBeUndefined();
-    expect(() => restartFlags(['backtest'], [], { CAPIBOT_HEAP_MB: 'x' })).toThrow(/CAPIBOT_HEAP_MB/);
+    expect(restartFlags(['run', '--config', 'c.yaml'], [], e())).toBeUndefined();
+    expect(restartFlags(['sweep', '--config', 'c.yaml'], [], e())).toBeUndefined();
+    expect(restartFlags([], [], e())).toBeUndefined();
+    expect(restartFlags(['backtest', '--help'], [], e())).toBeUndefined();
+    expect(restartFlags(['backtest', '-h'], [], e())).toBeUndefined();
+    expect(restartFlags(['backtest'], ['--max-old-space-size=300'], e())).toBeUndefined();
+    expect(restartFlags(['backtest'], [], e({ NODE_OPTIONS: '--max-old-space-size=300' }))).toBeUndefined();
+    expect(restartFlags(['backtest'], ['--inspect-brk'], e())).toBeUndefined();
+    expect(restartFlags(['backtest'], [], e({ NODE_OPTIONS: '--inspect=0' }))).toBeUndefined();
+    expect(restartFlags(['backtest'], [], e({ CAPIBOT_HEAP_MB: '0' }))).toBeUndefined();
+    expect(() => restartFlags(['backtest'], [], e({ CAPIBOT_HEAP_MB: 'x' }))).toThrow(/CAPIBOT_HEAP_MB/);
   });
 
   it.skipIf(heapChosen())('caps sweep threads unless NODE_OPTIONS gave the process a heap size', () => {
@@ -137,7 +143,7 @@ describe('capibot backtest under the heap cap', () => {
     expect(r.stderr).toContain('CAPIBOT_HEAP_MB=4096');
   }, 60_000);
 
-  it('runs in this process when the user chose a heap size (the cap of 12 MiB does not apply)', async () => {
+  it('runs without the cap when the user chose a heap size (the cap of 12 MiB does not apply)', async () => {
     const dir = tempDir('capibot-heap-');
     dirs.push(dir);
     const r = await capibot(

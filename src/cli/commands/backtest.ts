@@ -10,6 +10,7 @@ import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { LevelWithSilent } from 'pino';
 import { DEFAULT_BACKTEST_DATA } from '../../backtest/default-data.ts';
 import { DEFAULT_HEAP_MB } from '../../../scripts/heap-limit.js';
+import { DEFAULT_INTERRUPT_BUDGET } from '../../../scripts/jit-tiering.js';
 import type { RegisterCommand } from '../command.ts';
 
 export interface BacktestFlags {
@@ -84,7 +85,13 @@ Memory:
   it, and the cap keeps V8 from letting garbage grow to four times what is alive.
   CAPIBOT_HEAP_MB=4096 sets another cap, CAPIBOT_HEAP_MB=0 keeps Node's default; a
   --max-old-space-size of your own (NODE_OPTIONS) is left as it is. Old orders and fills spill to
-  a temporary file under TMPDIR.`,
+  a temporary file under TMPDIR.
+
+Speed:
+  The run's node gets a quarter of V8's tier-up budget (--interrupt-budget=${DEFAULT_INTERRUPT_BUDGET}),
+  so the functions a backtest runs a few times an order are optimized again soon after a
+  deoptimization. CAPIBOT_INTERRUPT_BUDGET sets another, 0 keeps V8's default; an
+  --interrupt-budget of your own (NODE_OPTIONS) is left as it is.`,
     )
     .action(async function (this: Command, flags: BacktestFlags) {
       const { runBacktestCommand } = await import('./backtest-run.ts');
