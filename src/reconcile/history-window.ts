@@ -5,8 +5,8 @@
 // back full proves nothing about what it left out: the kernel must not declare orders lost on it.
 import type { SymbolId } from '../core/ids.ts';
 import { isTerminal, type Order } from '../core/orders.ts';
-import type { HistoryQuery } from '../exchange/port.ts';
 import { byCodeUnits, sortInPlace } from '../core/small-sort.ts';
+import type { HistoryQuery } from '../exchange/port.ts';
 
 export const HISTORY_MAX_AGE_MS = 90 * 24 * 60 * 60 * 1000;
 

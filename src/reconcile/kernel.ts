@@ -37,11 +37,11 @@ import {
   type OrderType,
 } from '../core/orders.ts';
 import type { FillReport, OrderReport } from '../core/reports.ts';
+import { byCodeUnits, sortInPlace } from '../core/small-sort.ts';
 import type { StoredFill } from '../store/port.ts';
 import { parseOwnClientOid } from './own-oid.ts';
 import { collapseReports, isVenueTerminal, localStatusOf, VENUE_RANK } from './report-rows.ts';
 import { storedFill } from '../store/stored-fill.ts';
-import { byCodeUnits, sortInPlace } from '../core/small-sort.ts';
 
 export interface ReconcileInput {
   /**
@@ -327,8 +327,8 @@ export function reconcile(input: ReconcileInput): ReconcileOutput {
     }
   }
 
-  sortInPlace(foreign, (a, b) => a.createTime - b.createTime || (a.orderId < b.orderId ? -1 : 1));
-  sortInPlace(adopted, (a, b) => (a.clientOid < b.clientOid ? -1 : 1));
+  sortInPlace(foreign, (a, b) => a.createTime - b.createTime || byCodeUnits(a.orderId, b.orderId));
+  sortInPlace(adopted, (a, b) => byCodeUnits(a.clientOid, b.clientOid));
   return { events, adopted, foreign, newFills, attributed, warnings };
 }
 

@@ -6,8 +6,8 @@
 // down to the oldest row (+1 ms, the same boundary rule as fills).
 import type { SymbolId } from '../core/ids.ts';
 import type { PlanPage } from '../core/reports.ts';
-import type { PlanHistoryQuery } from '../exchange/port.ts';
 import { byCodeUnits, sortInPlace } from '../core/small-sort.ts';
+import type { PlanHistoryQuery } from '../exchange/port.ts';
 
 export type DelegateType = 1 | 2 | 3 | 4;
 

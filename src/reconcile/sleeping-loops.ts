@@ -11,6 +11,7 @@ import { InvariantViolation } from '../core/errors.ts';
 import type { Footprint } from '../core/footprint.ts';
 import type { SymbolId } from '../core/ids.ts';
 import { isUntriggeredPlan, type Order } from '../core/orders.ts';
+import { sortInPlace } from '../core/small-sort.ts';
 import type { OrderStore } from '../store/port.ts';
 import { CURRENT_PLAN_PAGE, type ReadThrough } from './fetch.ts';
 import {
@@ -35,7 +36,6 @@ import {
   type SkippedReads,
   type SleptRound,
 } from './round-shortcut.ts';
-import { sortInPlace } from '../core/small-sort.ts';
 
 /** Meta key (store) of the plan cursor, which skipped plan rounds move on (RECONCILE_META.planCursor). */
 export const PLAN_CURSOR_META = 'reconcile.planCursor';

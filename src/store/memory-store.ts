@@ -11,6 +11,7 @@ import { combineFootprints, sumSizes, type Footprint } from '../core/footprint.t
 import type { ClientOid, OrderId, StrategyId, SymbolId, TradeId } from '../core/ids.ts';
 import { byCreation, isTerminal, type Order } from '../core/orders.ts';
 import type { PlanReport } from '../core/reports.ts';
+import { sortInPlace } from '../core/small-sort.ts';
 import type {
   JournalEntry,
   OrderStore,
@@ -24,7 +25,6 @@ import { ColdRows } from './cold-rows.ts';
 import { fillValues, orderValues } from './rows.ts';
 import { planPrune, pruneResult } from './prune-plan.ts';
 import { storedFill } from './stored-fill.ts';
-import { sortInPlace } from '../core/small-sort.ts';
 
 /** First index in `xs` (ascending by `key`) whose key is ≥ `value`. */
 function lowerBound<T>(xs: readonly T[], value: number, key: (x: T) => number): number {

@@ -2,6 +2,7 @@
 // injected by kind, error envelopes by code. Served at /sim/v1/stats and read by backtest reports.
 import type { Footprint } from '../../core/footprint.ts';
 import type { Endpoint } from '../../core/endpoints.ts';
+import { byCodeUnits } from '../../core/small-sort.ts';
 import { FAULT_KINDS, type FaultKind } from './faults.ts';
 import type { LimitScope } from './weights.ts';
 
@@ -22,12 +23,12 @@ export interface SimStatsSnapshot {
 }
 
 /**
- * Entries by key in code-point order: endpoint ids and venue codes are ASCII letters and digits, for
+ * Entries by key in code-unit order: endpoint ids and venue codes are ASCII letters and digits, for
  * which it is the order `localeCompare` gave. Not `localeCompare`: its first call loads ICU's
  * collation data, about 70 M instructions (25 ms) at the end of every backtest.
  */
 function byKey([a]: readonly [string, number], [b]: readonly [string, number]): number {
-  return a < b ? -1 : a > b ? 1 : 0;
+  return byCodeUnits(a, b);
 }
 
 export class SimStats {

@@ -23,6 +23,7 @@ import {
 import { parseCancelPlanBody, parseCurrentPlanQuery, parsePlanOrderBody } from './plan-params.ts';
 import { planRowToWire, type PlanRowStyle, type WirePlanRowOut } from './plan-wire.ts';
 import type { OrderSide } from '../../core/orders.ts';
+import { sortInPlace } from '../../core/small-sort.ts';
 import { SimStats, type SimStatsSnapshot } from './stats.ts';
 import { REJECT, type VenueReject } from './venue-errors.ts';
 import { WeightLimiter } from './weights.ts';
@@ -37,7 +38,6 @@ import {
   type WireBatchEntryOut,
   type WireBatchReplyOut,
 } from './wire.ts';
-import { sortInPlace } from '../../core/small-sort.ts';
 
 export type VenueReply =
   { readonly ok: true; readonly body: unknown } | { readonly ok: false; readonly reject: VenueReject };
