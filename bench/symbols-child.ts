@@ -14,10 +14,10 @@
 // its own work (reads, UTF-8 decoding, ~110 KB allocated per 200-symbol poll) with the engine's, and
 // part of it lands in the engine's share, above all as garbage collections that the reading's
 // allocation brings on while the engine runs: the two measures together show how much.
-import { readFileSync } from 'node:fs';
 import type { RecordedPoll } from '../src/core/market.ts';
 import type { OpenedRecording } from '../src/market/recording/reader.ts';
 import { engineModules } from './engine-modules.ts';
+import { pollLines } from './recording-files.ts';
 
 const { prepareBacktest, runBacktest, tickerRows, openRecording, pollOfLine } = await engineModules();
 
@@ -57,13 +57,6 @@ function timedBatches(rec: OpenedRecording, spent: { ms: number; tickers: number
     },
   };
   return { path: rec.path, meta: rec.meta, polls: rec.polls, batches, close: () => rec.close() };
-}
-
-/** The poll lines of a recording file (the meta line left out), read before any replay. */
-function pollLines(path: string): string[] {
-  return readFileSync(path, 'utf8')
-    .split('\n')
-    .filter((l) => l.startsWith('{"t"'));
 }
 
 /**
