@@ -65,6 +65,8 @@ export interface ChildResult {
   readonly equitySamples: number;
   readonly wallMs: number;
   readonly cpuMs: number;
+  /** The main thread's CPU alone (Linux); the rest of cpuMs is V8's compiler and GC threads. */
+  readonly mainThreadCpuMs?: number;
   readonly maxRssBytes: number;
 }
 
@@ -133,6 +135,12 @@ export interface MarginalFigures {
    * ((sma₄ − sma₁) − (idle₄ − idle₁)) ÷ (orders₄ − orders₁).
    */
   readonly engineMicrosPerOrderMarginal: number;
+  /**
+   * The main thread's share of the 1× sma-cross replay's CPU (the rest: V8's optimizing compiler and
+   * GC helper threads), and engineMicrosPerOrderMarginal counted on the main thread alone. Linux only.
+   */
+  readonly mainThreadShare?: number;
+  readonly engineMicrosPerOrderMarginalMainThread?: number;
   /** The bundled example (`exampleConfig`): its config, marginal CPU µs per poll, the ratio, its orders. */
   readonly exampleConfig?: string;
   readonly exampleReplayMicrosPerPoll?: number;
@@ -259,6 +267,24 @@ async function replayInChild(config: string, recording: string): Promise<ChildRe
 }
 
 const round = (x: number, digits = 3): number => Number(x.toFixed(digits));
+
+/** MarginalFigures' main-thread fields, when every child could tell its main thread's CPU. */
+export function mainThreadFigures(
+  one: ChildResult,
+  four: ChildResult,
+  idleOne: ChildResult,
+  idleFour: ChildResult,
+): Pick<MarginalFigures, 'mainThreadShare' | 'engineMicrosPerOrderMarginalMainThread'> {
+  const [m1, m4, i1, i4] = [one, four, idleOne, idleFour].map((r) => r.mainThreadCpuMs);
+  if (m1 === undefined || m4 === undefined || i1 === undefined || i4 === undefined) return {};
+  return {
+    mainThreadShare: round(m1 / one.cpuMs),
+    engineMicrosPerOrderMarginalMainThread: round(
+      ((m4 - m1 - (i4 - i1)) * 1000) / Math.max(1, four.orders - one.orders),
+      1,
+    ),
+  };
+}
 const MiB = 1024 * 1024;
 
 export async function benchReplay(
@@ -350,6 +376,7 @@ export async function benchReplay(
           micros(four.cpuMs - one.cpuMs - (idleFour.cpuMs - idleOne.cpuMs), four.orders - one.orders),
           1,
         ),
+        ...mainThreadFigures(one, four, idleOne, idleFour),
         ...(opts.exampleConfig !== undefined
           ? await exampleFigures(opts.exampleConfig, dir, recording, longer, perLine, log)
           : {}),

@@ -153,6 +153,19 @@ export const FIGURES: readonly Figure[] = [
   },
   {
     section: 'replay',
+    key: 'engineMicrosPerOrderMarginalMainThread',
+    label: "The same, the main thread alone (without V8's compiler and GC threads)",
+    unit: 'µs',
+    differenceOf: ['engineMicrosPerOrderMarginalMainThread'],
+  },
+  {
+    section: 'replay',
+    key: 'mainThreadShare',
+    label:
+      "Main thread's share of the 1× month's replay CPU, sma-cross (the rest: V8's optimizing compiler and GC threads)",
+  },
+  {
+    section: 'replay',
     key: 'ratioToBareParse',
     label: 'Replay ÷ bare `JSON.parse`, whole run (start-up included)',
   },
