@@ -285,6 +285,7 @@ export function mainThreadFigures(
     ),
   };
 }
+
 const MiB = 1024 * 1024;
 
 export async function benchReplay(
