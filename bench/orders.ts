@@ -39,6 +39,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { gzipLines, pollLines } from './recording-files.ts';
 import { replayFlags } from '../scripts/heap-limit.js';
+import { replayEnv } from '../scripts/malloc-arenas.js';
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const run = promisify(execFile);
@@ -208,7 +209,7 @@ async function child(config: string, recording: string): Promise<OrdersChildResu
   const { stdout } = await run(
     process.execPath,
     [...replayFlags(), '--expose-gc', 'bin/run-ts.js', 'bench/orders-child.ts', config, recording],
-    { cwd: REPO, maxBuffer: 1 << 20 },
+    { cwd: REPO, env: replayEnv(), maxBuffer: 1 << 20 },
   );
   const line = stdout.trim().split('\n').pop() ?? '';
   return JSON.parse(line) as OrdersChildResult;

@@ -30,6 +30,7 @@ import { bareParse } from './reader.ts';
 import { pollLines, writeRepeated } from './recording-files.ts';
 import type { ChildResult } from './replay.ts';
 import { replayFlags } from '../scripts/heap-limit.js';
+import { replayEnv } from '../scripts/malloc-arenas.js';
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const run = promisify(execFile);
@@ -140,6 +141,7 @@ async function replayInChild(config: string, recording: string): Promise<ChildRe
     [...replayFlags(), 'bin/run-ts.js', 'bench/replay-child.ts', config, recording],
     {
       cwd: REPO,
+      env: replayEnv(),
       maxBuffer: 1 << 20,
     },
   );

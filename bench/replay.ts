@@ -30,6 +30,7 @@ import { isStrategyDefinition, type StrategyDefinition } from '../src/strategy/d
 import { pollLines, writeRepeated } from './recording-files.ts';
 import { strategyFloor, type FloorRun } from './strategy-floor.ts';
 import { replayFlags } from '../scripts/heap-limit.js';
+import { replayEnv } from '../scripts/malloc-arenas.js';
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const run = promisify(execFile);
@@ -258,7 +259,7 @@ async function replayInChild(config: string, recording: string): Promise<ChildRe
     const { stdout } = await run(
       process.execPath,
       [...replayFlags(), 'bin/run-ts.js', 'bench/replay-child.ts', config, recording],
-      { cwd: REPO, maxBuffer: 1 << 20 },
+      { cwd: REPO, env: replayEnv(), maxBuffer: 1 << 20 },
     );
     const r = JSON.parse(stdout.trim().split('\n').pop() ?? '') as ChildResult;
     if (best === undefined || r.cpuMs < best.cpuMs) best = r;

@@ -39,6 +39,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { TRADED, writeSyntheticRecording } from './synthetic-symbols.ts';
 import { replayFlags } from '../scripts/heap-limit.js';
+import { replayEnv } from '../scripts/malloc-arenas.js';
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const run = promisify(execFile);
@@ -146,7 +147,7 @@ async function inChild(
       String(rounds),
       ...recordings.map((r) => r.path),
     ],
-    { cwd: REPO, maxBuffer: 1 << 20 },
+    { cwd: REPO, env: replayEnv(), maxBuffer: 1 << 20 },
   );
   const out = stdout
     .trim()

@@ -5,12 +5,14 @@
 // the TypeScript sources run through tsx instead. CAPIBOT_FROM_SOURCE=1 always runs the sources.
 // The TypeScript loader is otherwise registered only to import a strategy file (src/strategy/loader.ts).
 // `capibot backtest` first runs itself again under a heap cap (scripts/heap-limit.js explains why), and
-// it and `sweep` with V8's tier-up budget for replays (scripts/jit-tiering.js).
+// it and `sweep` with V8's tier-up budget for replays (scripts/jit-tiering.js) and two malloc arenas
+// (scripts/malloc-arenas.js).
 import { spawn } from 'node:child_process';
 import { constants } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { build, isBuildFresh } from '../scripts/build.js';
 import { outOfMemoryHint, restartFlags } from '../scripts/heap-limit.js';
+import { mallocArenaEnv } from '../scripts/malloc-arenas.js';
 
 /** How long a signal waits before it is passed on to the child (see runCapped). */
 const SIGNAL_GRACE_MS = 300;
@@ -26,8 +28,8 @@ function cappedFlags(args) {
 }
 
 /**
- * Runs this command in a child node with `flags`, its output and input the terminal's, and ends as it
- * ends. Signals sent to this process reach the child too.
+ * Runs this command in a child node with `flags` and two malloc arenas (scripts/malloc-arenas.js), its
+ * output and input the terminal's, and ends as it ends. Signals sent to this process reach the child too.
  */
 function runCapped(flags, args) {
   const signals = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGQUIT'];
@@ -52,7 +54,7 @@ function runCapped(flags, args) {
   // included): the child then stops as on SIGTERM (see `watchParent`).
   child = spawn(process.execPath, [...flags, ...process.execArgv, fileURLToPath(import.meta.url), ...args], {
     stdio: ['inherit', 'inherit', 'inherit', 'ipc'],
-    env: { ...process.env, [PARENT_WATCH]: '1' },
+    env: { ...process.env, ...mallocArenaEnv(process.env), [PARENT_WATCH]: '1' },
   });
   child.on('error', (e) => {
     process.stderr.write(`capibot: cannot start node for the backtest: ${e.message}\n`);

@@ -1,7 +1,8 @@
 // The commands that replay recordings run with V8's tier-up budget for replays (scripts/jit-tiering.js):
 // `capibot backtest` with it and the heap cap, `sweep` with it alone; `worker` is not started again (a
 // SIGKILL must end it at once). A budget the user chose (node flag or NODE_OPTIONS) wins,
-// CAPIBOT_INTERRUPT_BUDGET=0 keeps V8's default.
+// CAPIBOT_INTERRUPT_BUDGET=0 keeps V8's default. The restarted child also gets two malloc arenas
+// (scripts/malloc-arenas.js, test/cli/malloc-arenas.test.ts).
 import { spawn } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -76,12 +77,22 @@ function cmdline(pid: number): string[] {
   }
 }
 
+/** The environment of `pid` (Linux /proc) as NAME=value entries, or [] when it is gone. */
+function environ(pid: number): string[] {
+  try {
+    return readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
+  } catch {
+    return [];
+  }
+}
+
 /**
- * The command line of the child of `pid` that runs `capibot backtest` again, once there is one
- * (within about 5 s; a stale build is rebuilt first, by a child of its own). A child just forked
- * shows its parent's command line until it has started node: that one is passed over.
+ * The child of `pid` that runs `capibot backtest` again, once there is one (within about 5 s; a
+ * stale build is rebuilt first, by a child of its own): its command line and its environment. A
+ * child just forked shows its parent's command line until it has started node: that one is passed
+ * over.
  */
-async function backtestChild(pid: number): Promise<string[] | undefined> {
+async function backtestChild(pid: number): Promise<{ argv: string[]; env: string[] } | undefined> {
   const parent = cmdline(pid).join(' ');
   for (let i = 0; i < 500; i++) {
     let children: string[] = [];
@@ -92,7 +103,7 @@ async function backtestChild(pid: number): Promise<string[] | undefined> {
     }
     for (const c of children.filter(Boolean)) {
       const argv = cmdline(Number(c));
-      if (argv.includes('backtest') && argv.join(' ') !== parent) return argv;
+      if (argv.includes('backtest') && argv.join(' ') !== parent) return { argv, env: environ(Number(c)) };
     }
     await new Promise((r) => setTimeout(r, 10));
   }
@@ -100,21 +111,23 @@ async function backtestChild(pid: number): Promise<string[] | undefined> {
 }
 
 describe.skipIf(process.platform !== 'linux')('capibot backtest', () => {
-  it('runs the replay in a child node with the budget and the cap', async () => {
+  it('runs the replay in a child node with the budget, the cap and two malloc arenas', async () => {
     const dir = tempDir('capibot-jit-');
     dirs.push(dir);
     const e = cleanEnv();
     delete e['NODE_OPTIONS'];
+    delete e['MALLOC_ARENA_MAX'];
     const parent = spawn(
       process.execPath,
       [CLI, 'backtest', '--config', 'config/month.yaml', '--out', join(dir, 'out')],
       { cwd: REPO, env: e, stdio: 'ignore' },
     );
     const ended = new Promise((done) => parent.on('exit', done));
-    const argv = await backtestChild(parent.pid as number);
+    const child = await backtestChild(parent.pid as number);
     parent.kill('SIGTERM');
     await ended;
-    expect(argv).toContain(BUDGET);
-    expect(argv).toContain(CAP);
+    expect(child?.argv).toContain(BUDGET);
+    expect(child?.argv).toContain(CAP);
+    expect(child?.env).toContain('MALLOC_ARENA_MAX=2');
   }, 60_000);
 });

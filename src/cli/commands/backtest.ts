@@ -11,6 +11,7 @@ import type { LevelWithSilent } from 'pino';
 import { DEFAULT_BACKTEST_DATA } from '../../backtest/default-data.ts';
 import { DEFAULT_HEAP_MB } from '../../../scripts/heap-limit.js';
 import { DEFAULT_INTERRUPT_BUDGET } from '../../../scripts/jit-tiering.js';
+import { DEFAULT_MALLOC_ARENAS } from '../../../scripts/malloc-arenas.js';
 import type { RegisterCommand } from '../command.ts';
 
 export interface BacktestFlags {
@@ -84,8 +85,10 @@ Memory:
   A backtest runs under a JavaScript heap cap of ${DEFAULT_HEAP_MB} MiB: its own data stays far below
   it, and the cap keeps V8 from letting garbage grow to four times what is alive.
   CAPIBOT_HEAP_MB=4096 sets another cap, CAPIBOT_HEAP_MB=0 keeps Node's default; a
-  --max-old-space-size of your own (NODE_OPTIONS) is left as it is. Old orders and fills spill to
-  a temporary file under TMPDIR.
+  --max-old-space-size of your own (NODE_OPTIONS) is left as it is. The run's node also gets
+  MALLOC_ARENA_MAX=${DEFAULT_MALLOC_ARENAS} (glibc): V8's compiler threads then reuse one another's freed memory
+  instead of each keeping its own (a MALLOC_ARENA_MAX of your own is left as it is). Old orders
+  and fills spill to a temporary file under TMPDIR.
 
 Speed:
   The run's node gets a quarter of V8's tier-up budget (--interrupt-budget=${DEFAULT_INTERRUPT_BUDGET}),
