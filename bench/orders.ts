@@ -31,18 +31,14 @@
 // second half ÷ its first half (bench/orders-child.ts times the halves) asks the same within one run.
 // `maxPolls` (the `--quick` run) replays a time-limited copy of the recording instead: the first N
 // polls, written gzip to os.tmpdir() and removed afterwards.
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { gzipLines, pollLines } from './recording-files.ts';
-import { replayFlags } from '../scripts/heap-limit.js';
-import { replayEnv } from '../scripts/malloc-arenas.js';
+import { runReplayChild } from './replay-process.ts';
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const run = promisify(execFile);
 const EMA_CROSS = join(REPO, 'strategies/ema-cross.ts');
 const MARKET_MAKER = join(REPO, 'bench/market-maker.ts');
 const MiB = 1024 * 1024;
@@ -206,11 +202,7 @@ export function marketMakerConfigText(perTick: number, every: number, file = MAR
 }
 
 async function child(config: string, recording: string): Promise<OrdersChildResult> {
-  const { stdout } = await run(
-    process.execPath,
-    [...replayFlags(), '--expose-gc', 'bin/run-ts.js', 'bench/orders-child.ts', config, recording],
-    { cwd: REPO, env: replayEnv(), maxBuffer: 1 << 20 },
-  );
+  const stdout = await runReplayChild('bench/orders-child.ts', [config, recording], ['--expose-gc']);
   const line = stdout.trim().split('\n').pop() ?? '';
   return JSON.parse(line) as OrdersChildResult;
 }

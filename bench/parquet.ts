@@ -17,23 +17,19 @@
 //   (the lower peak of two runs), with the example strategy and with one that never trades; and the
 //   same from NDJSON with the example strategy, for the engine's own growth.
 // - idle: the replay from Parquet with a strategy that never trades (the engine's floor per poll).
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { tickerRows } from '../src/core/ticker-rows.ts';
 import { convertRecording } from '../src/market/recording/convert.ts';
 import { openRecording } from '../src/market/recording/reader.ts';
 import { bareParse } from './reader.ts';
 import { pollLines, writeRepeated } from './recording-files.ts';
 import type { ChildResult } from './replay.ts';
-import { replayFlags } from '../scripts/heap-limit.js';
-import { replayEnv } from '../scripts/malloc-arenas.js';
+import { runReplayChild } from './replay-process.ts';
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const run = promisify(execFile);
 const CONFIG = join(REPO, 'config/example.yaml');
 /** A strategy that never trades, on the example's symbol. */
 const IDLE_CONFIG = [
@@ -136,15 +132,7 @@ async function readParquet(path: string, allTickers: boolean): Promise<number> {
 }
 
 async function replayInChild(config: string, recording: string): Promise<ChildResult> {
-  const { stdout } = await run(
-    process.execPath,
-    [...replayFlags(), 'bin/run-ts.js', 'bench/replay-child.ts', config, recording],
-    {
-      cwd: REPO,
-      env: replayEnv(),
-      maxBuffer: 1 << 20,
-    },
-  );
+  const stdout = await runReplayChild('bench/replay-child.ts', [config, recording]);
   return JSON.parse(stdout.trim().split('\n').pop() ?? '') as ChildResult;
 }
 

@@ -18,22 +18,18 @@
 // replay's measured around runBacktest (strategy loading excluded), the bare parse's as the best of
 // several loops over the lines already in memory (decompression excluded): the strictest baseline.
 // Wall-clock rates are given too; on a shared machine CPU time is the steadier figure.
-import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { pathToFileURL } from 'node:url';
-import { promisify } from 'node:util';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import { isStrategyDefinition, type StrategyDefinition } from '../src/strategy/define.ts';
 import { pollLines, writeRepeated } from './recording-files.ts';
 import { strategyFloor, type FloorRun } from './strategy-floor.ts';
-import { replayFlags } from '../scripts/heap-limit.js';
-import { replayEnv } from '../scripts/malloc-arenas.js';
+import { runReplayChild } from './replay-process.ts';
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const run = promisify(execFile);
 
 export interface BenchReplayOptions {
   /** Only the first N polls (a quick run). Default: the whole recording. */
@@ -256,11 +252,7 @@ export const REPLAY_RUNS = 3;
 async function replayInChild(config: string, recording: string): Promise<ChildResult> {
   let best: ChildResult | undefined;
   for (let i = 0; i < REPLAY_RUNS; i++) {
-    const { stdout } = await run(
-      process.execPath,
-      [...replayFlags(), 'bin/run-ts.js', 'bench/replay-child.ts', config, recording],
-      { cwd: REPO, env: replayEnv(), maxBuffer: 1 << 20 },
-    );
+    const stdout = await runReplayChild('bench/replay-child.ts', [config, recording]);
     const r = JSON.parse(stdout.trim().split('\n').pop() ?? '') as ChildResult;
     if (best === undefined || r.cpuMs < best.cpuMs) best = r;
   }

@@ -31,18 +31,14 @@
 // These machines are shared, so each case's child replays its 1× and N× recordings in turn,
 // `rounds` times, each on a collected heap; the cases' children alternate, `runs` times, and the best
 // of each figure is kept.
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { TRADED, writeSyntheticRecording } from './synthetic-symbols.ts';
-import { replayFlags } from '../scripts/heap-limit.js';
-import { replayEnv } from '../scripts/malloc-arenas.js';
+import { runReplayChild } from './replay-process.ts';
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const run = promisify(execFile);
 const SOURCE = 'data/ftx-btc-perp-202201-1m.ndjson.gz';
 const IDLE = join(REPO, 'test/fixtures/strategies/idle.ts');
 
@@ -135,19 +131,10 @@ async function inChild(
   recordings: readonly Recording[],
   inMemory: boolean,
 ): Promise<FileResult[]> {
-  const { stdout } = await run(
-    process.execPath,
-    [
-      ...replayFlags(),
-      '--expose-gc',
-      'bin/run-ts.js',
-      'bench/symbols-child.ts',
-      ...(inMemory ? ['--text-in-memory'] : []),
-      config,
-      String(rounds),
-      ...recordings.map((r) => r.path),
-    ],
-    { cwd: REPO, env: replayEnv(), maxBuffer: 1 << 20 },
+  const stdout = await runReplayChild(
+    'bench/symbols-child.ts',
+    [...(inMemory ? ['--text-in-memory'] : []), config, String(rounds), ...recordings.map((r) => r.path)],
+    ['--expose-gc'],
   );
   const out = stdout
     .trim()
