@@ -14,7 +14,7 @@ import {
   interruptBudget,
   tieringFlags,
 } from '../../scripts/jit-tiering.js';
-import { CLI, cleanEnv, REPO, tempDir } from '../ops/helpers.ts';
+import { CLI, cleanEnv, REPO, runCli, tempDir } from '../ops/helpers.ts';
 
 const BUDGET = `--interrupt-budget=${DEFAULT_INTERRUPT_BUDGET}`;
 const CAP = `--max-old-space-size=${DEFAULT_HEAP_MB}`;
@@ -130,4 +130,30 @@ describe.skipIf(process.platform !== 'linux')('capibot backtest', () => {
     expect(child?.argv).toContain(CAP);
     expect(child?.env).toContain('MALLOC_ARENA_MAX=2');
   }, 60_000);
+
+  it('gives the same report with the replay settings as without them (a backtest is deterministic)', async () => {
+    const dir = tempDir('capibot-jit-');
+    dirs.push(dir);
+    const base = cleanEnv();
+    delete base['NODE_OPTIONS'];
+    delete base['MALLOC_ARENA_MAX'];
+    const tuned = await runCli(
+      ['backtest', '--config', 'config/example.yaml', '--out', join(dir, 'tuned')],
+      base,
+    );
+    // Every setting off: nothing to add, so the command runs in this process, as it did before them.
+    const plain = await runCli(['backtest', '--config', 'config/example.yaml', '--out', join(dir, 'plain')], {
+      ...base,
+      CAPIBOT_HEAP_MB: '0',
+      CAPIBOT_INTERRUPT_BUDGET: '0',
+      MALLOC_ARENA_MAX: '8',
+    });
+    expect(tuned.code, tuned.stderr).toBe(0);
+    expect(plain.code, plain.stderr).toBe(0);
+    for (const file of ['report.json', 'fills.csv', 'trades.csv']) {
+      const a = readFileSync(join(dir, 'tuned', file));
+      expect(a.length).toBeGreaterThan(0);
+      expect(a.equals(readFileSync(join(dir, 'plain', file))), file).toBe(true);
+    }
+  }, 120_000);
 });
