@@ -110,13 +110,19 @@ async function backtestChild(pid: number): Promise<{ argv: string[]; env: string
   return undefined;
 }
 
+/** An output folder (removed after the tests) and an environment that chooses none of the settings. */
+function unchosen(): { dir: string; env: NodeJS.ProcessEnv } {
+  const dir = tempDir('capibot-jit-');
+  dirs.push(dir);
+  const env = cleanEnv();
+  delete env['NODE_OPTIONS'];
+  delete env['MALLOC_ARENA_MAX'];
+  return { dir, env };
+}
+
 describe.skipIf(process.platform !== 'linux')('capibot backtest', () => {
   it('runs the replay in a child node with the budget, the cap and two malloc arenas', async () => {
-    const dir = tempDir('capibot-jit-');
-    dirs.push(dir);
-    const e = cleanEnv();
-    delete e['NODE_OPTIONS'];
-    delete e['MALLOC_ARENA_MAX'];
+    const { dir, env: e } = unchosen();
     const parent = spawn(
       process.execPath,
       [CLI, 'backtest', '--config', 'config/month.yaml', '--out', join(dir, 'out')],
@@ -132,11 +138,7 @@ describe.skipIf(process.platform !== 'linux')('capibot backtest', () => {
   }, 60_000);
 
   it('gives the same report with the replay settings as without them (a backtest is deterministic)', async () => {
-    const dir = tempDir('capibot-jit-');
-    dirs.push(dir);
-    const base = cleanEnv();
-    delete base['NODE_OPTIONS'];
-    delete base['MALLOC_ARENA_MAX'];
+    const { dir, env: base } = unchosen();
     const tuned = await runCli(
       ['backtest', '--config', 'config/example.yaml', '--out', join(dir, 'tuned')],
       base,
