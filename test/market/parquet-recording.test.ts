@@ -160,6 +160,10 @@ describe('Parquet recordings', () => {
         const buf = new Uint8Array(32);
         const end = rows.copyLast(0, buf, 0);
         expect(Buffer.from(buf.subarray(0, end)).toString()).toBe(rows.lastAt(0));
+        // Too little room: nothing written.
+        const small = new Uint8Array(end - 1);
+        expect(rows.copyLast(0, small, 0)).toBe(-1);
+        expect(small.every((b) => b === 0)).toBe(true);
         expect(rows.made(0) || rows.made(1)).toBe(false);
         expect(rows.tickerAt(0)).toBe(rows.tickerAt(0));
         expect(rows.made(0)).toBe(true);
@@ -178,6 +182,30 @@ describe('Parquet recordings', () => {
     expect(names).toEqual([...ALL_COLUMNS]);
     for (const rg of md.row_groups)
       expect(rg.columns.map((c) => c.meta_data?.path_in_schema.join('.'))).toEqual(names);
+  });
+
+  it('writes the small columns the replay reads uncompressed, `line` only where a group has none', async () => {
+    const dir = tempDir();
+    const path = join(dir, 'codecs.parquet');
+    const polls = samplePolls(12);
+    const w = openParquetRecordingWriter(path, { rowGroupRows: 8 });
+    // The ninth poll's line is spaced out: the columns cannot rebuild it, so its group keeps it.
+    polls.forEach((p, i) => w.write(p, i === 8 ? JSON.stringify(p, null, 1).replace(/\n/g, '') : undefined));
+    await w.close();
+    const md = await parquetMetadataAsync(await asyncBufferFromFile(path));
+    const codecs = md.row_groups.map((rg) =>
+      Object.fromEntries(rg.columns.map((c) => [c.meta_data?.path_in_schema.join('.'), c.meta_data?.codec])),
+    );
+    // Two tickers a poll, eight rows a group: polls 0–3, 4–7 and 8–11.
+    expect(codecs.length).toBe(3);
+    for (const c of codecs) {
+      for (const k of ['poll', 't', 'symbol', 'layout']) expect(c[k]).toBe('UNCOMPRESSED');
+      for (const k of ['last', 'best_bid', 'volume_24h']) expect(c[k]).toBe('GZIP');
+    }
+    expect(codecs.map((c) => c['line'])).toEqual(['UNCOMPRESSED', 'UNCOMPRESSED', 'GZIP']);
+    const back = join(dir, 'back.ndjson');
+    await convertRecording(path, back);
+    expect(readFileSync(back, 'utf8').split('\n')[8]).toMatch(/^\{ "t": /);
   });
 
   it('reads a file another tool rewrote: row groups that split polls, no row-group hashes', async () => {
@@ -208,6 +236,22 @@ describe('Parquet recordings', () => {
     const back = join(tempDir(), 'back.ndjson');
     await convertRecording(rewritten, back);
     expect(readFileSync(back, 'utf8') === original).toBe(true);
+    // Its `last` values are read as text (checked), ours as bytes: the rows read the same.
+    const lastsOf = async (path: string): Promise<string[]> => {
+      const out: string[] = [];
+      const buf = new Uint8Array(64);
+      for await (const b of (await openRecording(path)).batches)
+        for (const p of b) {
+          const r = tickerRows(p);
+          for (let i = 0; i < r.size; i++)
+            out.push(`${r.lastAt(i)} ${Buffer.from(buf.subarray(0, r.copyLast(i, buf, 0))).toString()}`);
+        }
+      return out;
+    };
+    const lasts = await lastsOf(parquet);
+    expect(lasts.length).toBe(rows.length);
+    expect(lasts.every((l) => l.split(' ')[0] === l.split(' ')[1])).toBe(true);
+    expect(await lastsOf(rewritten)).toEqual(lasts);
   });
 
   it('an empty recording and one of a meta line only convert and come back', async () => {

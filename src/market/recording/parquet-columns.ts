@@ -9,6 +9,7 @@ import {
   type ColumnMetaData,
   type DecodedArray,
   type FileMetaData,
+  type ParquetParsers,
   type SchemaTree,
 } from 'hyparquet';
 import { readColumn } from 'hyparquet/src/column.js';
@@ -20,6 +21,16 @@ import { BadInputError } from '../../core/errors.ts';
 /** Decompressors of the codecs a recording may use (Snappy is built into hyparquet). */
 export const DECOMPRESSORS = {
   GZIP: (input: Uint8Array): Uint8Array => gunzipSync(input),
+};
+
+/**
+ * Parsers that leave a string column's values as their UTF-8 bytes (views into the decoded page):
+ * for a column read as bytes (RowGroupColumns' `last`, which the quiet path copies byte by byte),
+ * no string is made per value.
+ */
+export const BYTES_PARSERS: ParquetParsers = {
+  ...DEFAULT_PARSERS,
+  stringFromBytes: (bytes: Uint8Array | undefined): Uint8Array | undefined => bytes,
 };
 
 /** Where a column chunk lies in the file, and how to decode it. */
@@ -55,6 +66,7 @@ export function decodeChunk(
   base: number,
   chunk: ChunkRef,
   rows: number,
+  parsers: ParquetParsers = DEFAULT_PARSERS,
 ): DecodedArray {
   try {
     const schemaPath = getTreePath(tree, chunk.meta.path_in_schema);
@@ -70,7 +82,7 @@ export function decodeChunk(
         element: leaf.element,
         schemaPath,
         codec: chunk.meta.codec,
-        parsers: DEFAULT_PARSERS,
+        parsers,
         compressors: DECOMPRESSORS,
       },
     );

@@ -13,7 +13,7 @@ import type { DecodedArray, FileMetaData } from 'hyparquet';
 import { BadInputError } from '../../core/errors.ts';
 import type { RecordedPoll } from '../../core/market.ts';
 import { parseRecordingLine } from './format.ts';
-import { chunkRange, decodeChunk, schemaTreeOf, type ChunkRef } from './parquet-columns.ts';
+import { BYTES_PARSERS, chunkRange, decodeChunk, schemaTreeOf, type ChunkRef } from './parquet-columns.ts';
 import { openFile } from './parquet-file.ts';
 import {
   badRow,
@@ -21,6 +21,7 @@ import {
   ColumnPoll,
   LAZY_COLUMNS,
   readLayouts,
+  type LastValues,
   RowGroupColumns,
 } from './parquet-rows.ts';
 
@@ -109,14 +110,25 @@ export class GroupReader {
       throw new BadInputError(`row group ${this.#group + 1} cannot be read whole (truncated?)`, this.file);
     const verified = createHash('sha256').update(bytes).digest('hex') === this.#hashes[this.#group];
     const rowBase = this.#rowBase;
-    const decode = (name: string): DecodedArray => {
+    const decode = (name: string, asBytes = false): DecodedArray => {
       const chunk = chunks.get(name);
       if (chunk === undefined) throw new BadInputError(`missing column ${name}`, this.file);
-      return decodeChunk(this.file, this.#tree, bytes, start, chunk, rows);
+      return decodeChunk(
+        this.file,
+        this.#tree,
+        bytes,
+        start,
+        chunk,
+        rows,
+        asBytes ? BYTES_PARSERS : undefined,
+      );
     };
     const layouts = readLayouts(this.file, rowBase, decode('layout'));
     const symbol = decode('symbol');
-    const last = decode('last');
+    // A verified group's `last` holds decimal text (ASCII, checked when written): kept as its bytes,
+    // which the quiet path copies (copyLast) without a string made per row. Any other is checked
+    // as text, whole.
+    const last = decode('last', verified);
     // A verified group holds what the writer checked; any other is checked value by value, whole.
     const checked = (name: string): DecodedArray => {
       const v = decode(name);
@@ -131,7 +143,7 @@ export class GroupReader {
       this.file,
       rowBase,
       symbol as (string | null)[],
-      last as (string | null)[],
+      last as LastValues,
       layouts,
       checked,
     );

@@ -10,13 +10,21 @@ import { copyAscii, type TickerRows } from '../../core/ticker-rows.ts';
 import { isDecimalText, isPositiveText } from './format.ts';
 import { COLUMN_KIND, parseLayout, TICKER_COLUMNS, type Layout } from './parquet-schema.ts';
 
+/**
+ * A row group's `last` values: text, or in a group its hash vouches for, each value's UTF-8 bytes
+ * (decimal text, so ASCII: checked when the file was written; parquet-columns.ts BYTES_PARSERS).
+ */
+export type LastValues = readonly (string | Uint8Array | null | undefined)[];
+
+const utf8 = new TextDecoder();
+
 /** The columns of one row group: the quiet path's decoded up front, the others on first use. */
 export class RowGroupColumns {
   readonly file: string;
   /** File row index (0-based) of the group's first row. */
   readonly rowBase: number;
   readonly symbol: readonly (string | null | undefined)[];
-  readonly last: readonly (string | null | undefined)[];
+  readonly #last: LastValues;
   readonly layout: readonly (Layout | undefined)[];
   readonly #decode: (column: string) => DecodedArray;
   readonly #other = new Map<string, DecodedArray>();
@@ -26,16 +34,33 @@ export class RowGroupColumns {
     file: string,
     rowBase: number,
     symbol: readonly (string | null | undefined)[],
-    last: readonly (string | null | undefined)[],
+    last: LastValues,
     layout: readonly (Layout | undefined)[],
     decode: (column: string) => DecodedArray,
   ) {
     this.file = file;
     this.rowBase = rowBase;
     this.symbol = symbol;
-    this.last = last;
+    this.#last = last;
     this.layout = layout;
     this.#decode = decode;
+  }
+
+  /** Row `r`'s `last` text ('' on a row without a ticker). */
+  lastAt(r: number): string {
+    const v = this.#last[r];
+    return typeof v === 'string' ? v : v instanceof Uint8Array ? utf8.decode(v) : '';
+  }
+
+  /** TickerRows.copyLast of row `r`: its bytes copied as they are, or its text's. */
+  copyLast(r: number, into: Uint8Array, at: number): number {
+    const v = this.#last[r];
+    if (typeof v === 'string') return copyAscii(v, 0, v.length, into, at);
+    if (!(v instanceof Uint8Array)) return at;
+    const n = v.length;
+    if (at + n > into.length) return -1;
+    for (let j = 0; j < n; j++) into[at + j] = v[j] as number;
+    return at + n;
   }
 
   /** A column's values, decoded and checked on first use. */
@@ -63,7 +88,7 @@ export class RowGroupColumns {
     const out: Record<string, string> = {};
     for (const k of layout.keys) {
       if (k === 'symbol') out[k] = this.symbol[r] as string;
-      else if (k === 'last') out[k] = this.last[r] as string;
+      else if (k === 'last') out[k] = this.lastAt(r);
       else out[k] = String(this.column(k)[r]);
     }
     return out as unknown as WireTicker;
@@ -110,12 +135,11 @@ export class ColumnPoll implements RecordedPoll, TickerRows {
   }
 
   lastAt(i: number): string {
-    return this.#g.last[this.#start + i] as string;
+    return this.#g.lastAt(this.#start + i);
   }
 
   copyLast(i: number, into: Uint8Array, at: number): number {
-    const last = this.#g.last[this.#start + i] as string;
-    return copyAscii(last, 0, last.length, into, at);
+    return this.#g.copyLast(this.#start + i, into, at);
   }
 
   tickerAt(i: number): WireTicker {

@@ -65,6 +65,19 @@ const compressors = { GZIP: (input: Uint8Array): Uint8Array => gzipSync(input, {
 /** Integer columns are delta-encoded: `poll`, `t` and `timestamp` step by little. */
 const DELTA: ReadonlySet<string> = new Set(['poll', 't', 'timestamp']);
 
+/**
+ * Columns written without compression: the replay decodes them for every row group (the quiet
+ * path), and they are a few bytes per group (delta-encoded integers, dictionary indexes), which
+ * gzip does not shrink but costs a decompressor per page to read (a quarter of reading a month of
+ * minute bars). `line` joins them in a group where it is all null (`#flushGroup`).
+ */
+const UNCOMPRESSED: ReadonlySet<string> = new Set(['poll', 't', 'symbol', 'layout']);
+
+/** Whether a column chunk is written without compression (see UNCOMPRESSED). */
+function uncompressed(name: string, data: readonly unknown[]): boolean {
+  return UNCOMPRESSED.has(name) || (name === 'line' && data.every((v) => v === null));
+}
+
 /** ByteWriter that streams to a file and hashes each row group's bytes as they go out. */
 class HashingFileWriter extends ByteWriter {
   readonly #fd: number;
@@ -219,6 +232,7 @@ class Writer implements ParquetRecordingWriter {
       name,
       data: name === 't' ? BigInt64Array.from(data as bigint[]) : data,
       ...(DELTA.has(name) ? { encoding: 'DELTA_BINARY_PACKED' as const } : {}),
+      ...(uncompressed(name, data) ? { codec: 'UNCOMPRESSED' as const } : {}),
     }));
     this.#bytes.beginGroup();
     // One write per row group (rowGroupSize = its rows): the group's bytes are hashed as one.
