@@ -36,11 +36,13 @@ export function createWindowLog(windowMs: number, dims: number): WindowLog {
     throw new RangeError(`windowMs must be > 0, got ${windowMs}`);
   if (!Number.isInteger(dims) || dims < 1)
     throw new RangeError(`dims must be a positive integer, got ${dims}`);
-  const backing: Backing = {
-    times: [],
-    cums: Array.from({ length: dims }, () => []),
-    base: new Array<number>(dims).fill(0),
-  };
+  // Every backing store's arrays are made as copyLive makes them, so that they keep one hidden class
+  // (elements kind: core/object-lists.ts) from the first entry on and after every compaction: times
+  // (epoch ms, not small integers) as doubles, an empty one included; base by `map`.
+  const times = [0.5];
+  times.pop();
+  const cums = Array.from({ length: dims }, (): number[] => []);
+  const backing: Backing = { times, cums, base: cums.map(() => 0) };
   return Object.freeze({ windowMs, dims, start: 0, end: 0, backing });
 }
 

@@ -16,6 +16,7 @@ import {
 import { consumeGroups } from './budget-groups.ts';
 import type { BudgetGate } from './budget-gate.ts';
 import type { ExecutorMetrics } from './executor-types.ts';
+import { mapToObjects } from '../core/object-lists.ts';
 
 export class RequestLedger {
   #budget: BudgetState;
@@ -165,7 +166,7 @@ export class RequestLedger {
   /** The weight pools' live requests at `now`, oldest first: time, IP weight, UID weight. */
   window(now: number): readonly (readonly [number, number, number])[] {
     const log = expire(this.#budget.weights, Math.max(now, this.#budget.clock));
-    return entries(log).map((e) => [e.t, e.weights[0] ?? 0, e.weights[1] ?? 0] as const);
+    return mapToObjects(entries(log), (e) => [e.t, e.weights[0] ?? 0, e.weights[1] ?? 0] as const);
   }
 
   metrics(): ExecutorMetrics {

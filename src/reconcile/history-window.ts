@@ -7,6 +7,7 @@ import type { SymbolId } from '../core/ids.ts';
 import { isTerminal, type Order } from '../core/orders.ts';
 import { byCodeUnits, sortInPlace } from '../core/small-sort.ts';
 import type { HistoryQuery } from '../exchange/port.ts';
+import { mapToObjects } from '../core/object-lists.ts';
 
 export const HISTORY_MAX_AGE_MS = 90 * 24 * 60 * 60 * 1000;
 
@@ -38,11 +39,14 @@ export function historyQueries(
     const prev = since.get(o.symbol);
     since.set(o.symbol, prev === undefined ? Math.min(start, now - cfg.lookbackMs) : Math.min(prev, start));
   }
-  return sortInPlace([...since.entries()], ([a], [b]) => byCodeUnits(a, b)).map(([symbol, start]) => ({
-    symbol,
-    pageSize: cfg.pageSize,
-    createDate: Math.max(floor, Math.trunc(start)),
-  }));
+  return mapToObjects(
+    sortInPlace([...since.entries()], ([a], [b]) => byCodeUnits(a, b)),
+    ([symbol, start]) => ({
+      symbol,
+      pageSize: cfg.pageSize,
+      createDate: Math.max(floor, Math.trunc(start)),
+    }),
+  );
 }
 
 /**

@@ -42,6 +42,7 @@ import type { StoredFill } from '../store/port.ts';
 import { parseOwnClientOid } from './own-oid.ts';
 import { collapseReports, isVenueTerminal, localStatusOf, VENUE_RANK } from './report-rows.ts';
 import { storedFill } from '../store/stored-fill.ts';
+import { NO_OBJECTS } from '../core/object-lists.ts';
 
 export interface ReconcileInput {
   /**
@@ -160,8 +161,6 @@ const LOCAL_RANK: Readonly<Record<OrderStatus, number>> = {
 
 const byFillTime = (a: FillReport, b: FillReport): number =>
   a.createdTime - b.createdTime || (a.tradeId < b.tradeId ? -1 : a.tradeId > b.tradeId ? 1 : 0);
-
-const NO_FILLS: readonly never[] = [];
 
 /** `fills` oldest first: a sorted copy, or the list itself when it holds fewer than two. */
 function sortedFills<F extends FillReport>(fills: readonly F[]): readonly F[] {
@@ -300,7 +299,7 @@ export function reconcile(input: ReconcileInput): ReconcileOutput {
     if (oid !== undefined) addFill(oid, f);
   }
   const attributed: FillAttribution[] = [];
-  for (const f of sortedFills(input.unattributedFills ?? NO_FILLS)) {
+  for (const f of sortedFills(input.unattributedFills ?? NO_OBJECTS)) {
     if (f.clientOid !== undefined || seen.has(f.tradeId)) continue;
     seen.add(f.tradeId);
     const oid = linkOf(f.orderId);
@@ -316,7 +315,7 @@ export function reconcile(input: ReconcileInput): ReconcileOutput {
   for (const a of adopted) oids.add(a.clientOid);
   for (const oid of sortInPlace([...oids], byCodeUnits)) {
     const order = local.get(oid) ?? adopted.find((a) => a.clientOid === oid)!;
-    const fills = fillsByOid.get(oid) ?? NO_FILLS;
+    const fills = fillsByOid.get(oid) ?? NO_OBJECTS;
     const report = matched.get(oid);
     if (report !== undefined) {
       settle(order, report, fills, now, warnings, events);

@@ -8,6 +8,7 @@ import type { SymbolId } from '../core/ids.ts';
 import type { PlanPage } from '../core/reports.ts';
 import { byCodeUnits, sortInPlace } from '../core/small-sort.ts';
 import type { PlanHistoryQuery } from '../exchange/port.ts';
+import { objectList } from '../core/object-lists.ts';
 
 export type DelegateType = 1 | 2 | 3 | 4;
 
@@ -39,7 +40,7 @@ export function planHistoryQueries(
   cfg: PlanWindowConfig,
   now: number,
 ): PlanPollPlan {
-  const queries: PlanHistoryQuery[] = [];
+  const queries = objectList<PlanHistoryQuery>();
   const after: Record<string, number> = { ...cursor };
   const pageSize = Math.min(100, Math.max(1, Math.trunc(cfg.pageSize)));
   const span = Math.max(1, cfg.maxWindowMs);

@@ -19,8 +19,7 @@ import { isTerminal, type Order } from '../core/orders.ts';
 import type { FillReport, OrderReport } from '../core/reports.ts';
 import { filledAfterFills } from './kernel.ts';
 import { localStatusOf } from './report-rows.ts';
-
-const NO_FILLS: readonly FillReport[] = [];
+import { NO_OBJECTS } from '../core/object-lists.ts';
 
 /** Whether a round's rows or fills name an order (by client_oid or exchange order id). */
 export function namedByRound(
@@ -97,7 +96,7 @@ export function unsettledRows(
       o !== undefined &&
       o.orderId === r.orderId &&
       localStatusOf(r.status) === o.status &&
-      !r.filledQty.gt(filledAfterFills(o, NO_FILLS)) &&
+      !r.filledQty.gt(filledAfterFills(o, NO_OBJECTS)) &&
       rowsById.get(r.orderId) === 1 &&
       rowsByOid.get(o.clientOid) === 1 &&
       !filledIds.has(r.orderId)

@@ -3,6 +3,7 @@
 import type { BulkCharges, EndpointId, UnsentReads } from '../core/endpoints.ts';
 import { sortInPlace } from '../core/small-sort.ts';
 import type { PlanCursor } from './plan-history-window.ts';
+import { objectList } from '../core/object-lists.ts';
 
 /**
  * Backtests against the in-process simulator: a poll whose answer cannot differ from the last one is
@@ -73,7 +74,7 @@ export type Charge = { readonly round: SleptRound } | { readonly deferred: Unsen
  * instant the rounds come first.
  */
 export function mergeCharges(rounds: readonly SleptRound[], deferred: readonly UnsentReads[]): Charge[] {
-  const out: Charge[] = [];
+  const out = objectList<Charge>();
   let j = 0;
   for (const round of rounds) {
     for (let d = deferred[j]; d !== undefined && d.at < round.at; d = deferred[++j])

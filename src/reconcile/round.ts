@@ -11,6 +11,7 @@ import { commitReconcile, type CommittedReconcile } from './commit.ts';
 import { reconcile, type ReconcileOutput, type ReconcileWarning } from './kernel.ts';
 import { keepForRound, namedByRound, unsettledRows } from './round-orders.ts';
 import { storedFill } from '../store/stored-fill.ts';
+import { NO_OBJECTS } from '../core/object-lists.ts';
 
 export interface RoundInput {
   readonly fills: readonly FillReport[];
@@ -54,7 +55,7 @@ export interface RoundResult {
 const NO_ORDERS: ReadonlyMap<ClientOid, Order> = new Map();
 
 export function runRound(store: OrderStore, input: RoundInput, s: RoundSettings): RoundResult {
-  const unattributed = store.unattributedFills?.(s.now - s.recentMs) ?? [];
+  const unattributed = store.unattributedFills?.(s.now - s.recentMs) ?? NO_OBJECTS;
   const fillLists = [input.fills, unattributed];
   const named = namedByRound(input.reports, fillLists);
   // A store may ignore `named` (it is optional): filtered again, which changes nothing when it did not.

@@ -36,6 +36,7 @@ import {
   type SkippedReads,
   type SleptRound,
 } from './round-shortcut.ts';
+import { mapToObjects, objectList } from '../core/object-lists.ts';
 
 /** Meta key (store) of the plan cursor, which skipped plan rounds move on (RECONCILE_META.planCursor). */
 export const PLAN_CURSOR_META = 'reconcile.planCursor';
@@ -197,7 +198,7 @@ export class SleepingLoops {
   #chargeEachRound(now: number, deferred: readonly UnsentReads[]): Set<Loop> {
     const sc = this.#sc;
     const { rounds, blocked } = sleptRounds(
-      [...this.#dormant].map(([loop, d]) => ({ loop, due: d.due })),
+      mapToObjects([...this.#dormant], ([loop, d]) => ({ loop, due: d.due })),
       now,
       (loop, at, cursor) => this.#skippedReads(loop, at, cursor),
       (loop, at) => this.#h.intervalAt(loop, this.#dormant.get(loop)?.statuses ?? [], at),
@@ -328,7 +329,7 @@ export class SleepingLoops {
 
   /** The requests of the rounds and deferred reads after `after` (they still weigh on the windows). */
   #bulkTail(loops: readonly BulkLoop[], deferred: readonly UnsentReads[], after: number): BulkTailRead[] {
-    const tail: BulkTailRead[] = [];
+    const tail = objectList<BulkTailRead>();
     for (const l of loops) {
       const firstAt = l.runs[0]?.start;
       for (const at of roundsAfter(l.runs, after)) {

@@ -25,6 +25,7 @@ import { ColdRows } from './cold-rows.ts';
 import { fillValues, orderValues } from './rows.ts';
 import { planPrune, pruneResult } from './prune-plan.ts';
 import { storedFill } from './stored-fill.ts';
+import { mapToObjects, objectList } from '../core/object-lists.ts';
 
 /** First index in `xs` (ascending by `key`) whose key is ≥ `value`. */
 function lowerBound<T>(xs: readonly T[], value: number, key: (x: T) => number): number {
@@ -367,7 +368,7 @@ export class MemoryStore implements OrderStore {
   #sorted(fills: readonly StoredFill[]): StoredFill[] {
     const rowid = (f: StoredFill): number => this.#rowid.get(f.tradeId) ?? 0;
     return sortInPlace(
-      fills.map((f) => this.#fills.get(f.tradeId) ?? f),
+      mapToObjects(fills, (f) => this.#fills.get(f.tradeId) ?? f),
       (a, b) => a.createdTime - b.createdTime || rowid(a) - rowid(b),
     );
   }
@@ -408,7 +409,7 @@ export class MemoryStore implements OrderStore {
 
   unattributedFills(since = 0): readonly StoredFill[] {
     // Only the fills still without their order (few): the set keeps them in insertion order.
-    const out: StoredFill[] = [];
+    const out = objectList<StoredFill>();
     for (const t of this.#unattributed) {
       const f = this.#fills.get(t);
       if (f !== undefined && f.createdTime >= since) out.push(f);

@@ -1,0 +1,27 @@
+// Lists of objects that keep one hidden class whether they are empty or not.
+//
+// V8 tags every array with an elements kind, and the kind is part of the array's hidden class: an
+// empty literal `[]`, and what `.map` makes of an empty list, are arrays of small integers; a list
+// holding objects (or strings) is of another kind. Optimized code that has only met one of the two
+// at a spot (`list.length`, `for … of list`) is thrown away when the other arrives there (a "wrong
+// map" deoptimization) and compiled again once it is hot again. A backtest is full of lists that
+// stay empty for thousands of polls and then hold an item (a round's unattributed fills, the loops
+// asleep, a pass of slept rounds): each first item cost the reconcile kernel a deoptimization, a
+// stretch of unoptimized rounds and about 150 ms of compiling (BENCHMARKS.md, "Warm-up", 2026-11-29).
+// The hot paths build such lists with these instead, so an empty one has the kind of a full one.
+// They change no value: only the hidden class of an empty list.
+
+/** A new empty array of the objects kind; push objects (or strings) onto it as usual. */
+export function objectList<T>(): T[] {
+  const list = [null] as unknown as T[];
+  list.pop();
+  return list;
+}
+
+/** An empty list of the objects kind, shared: read only. */
+export const NO_OBJECTS: readonly never[] = objectList<never>();
+
+/** `list.map(f)`, of the objects kind even when `list` is empty (f must return objects or strings). */
+export function mapToObjects<T, U>(list: readonly T[], f: (item: T) => U): U[] {
+  return list.length === 0 ? objectList<U>() : list.map(f);
+}
