@@ -2,9 +2,10 @@
 //
 // V8 tags every array with an elements kind, and the kind is part of the array's hidden class: an
 // empty literal `[]`, and what `.map` makes of an empty list, are arrays of small integers; a list
-// holding objects (or strings) is of another kind. Optimized code that has only met one of the two
-// at a spot (`list.length`, `for … of list`) is thrown away when the other arrives there (a "wrong
-// map" deoptimization) and compiled again once it is hot again. A backtest is full of lists that
+// holding objects (or strings) is of another kind; and `.map` called from optimized code returns a
+// holey array where the same line run unoptimized returns a packed one. Optimized code that has
+// only met one of these at a spot (`list.length`, `for … of list`) is thrown away when another
+// arrives there (a "wrong map" deoptimization) and compiled again once it is hot again. A backtest is full of lists that
 // stay empty for thousands of polls and then hold an item (a round's unattributed fills, the loops
 // asleep, a pass of slept rounds): each first item cost the reconcile kernel a deoptimization, a
 // stretch of unoptimized rounds and about 150 ms of compiling (BENCHMARKS.md, "Warm-up", 2026-11-29).
@@ -21,7 +22,28 @@ export function objectList<T>(): T[] {
 /** An empty list of the objects kind, shared: read only. */
 export const NO_OBJECTS: readonly never[] = objectList<never>();
 
-/** `list.map(f)`, of the objects kind even when `list` is empty (f must return objects or strings). */
-export function mapToObjects<T, U>(list: readonly T[], f: (item: T) => U): U[] {
-  return list.length === 0 ? objectList<U>() : list.map(f);
+/**
+ * `list.map(f)` as a packed list of the objects kind, empty or not (f must return objects or
+ * strings). Not `.map` itself: besides an empty one, it gives a holey array when the code calling it
+ * is optimized and a packed one when it is not, two hidden classes from one line.
+ */
+export function mapToObjects<T, U>(list: readonly T[], f: (item: T, index: number) => U): U[] {
+  const out = objectList<U>();
+  for (let i = 0; i < list.length; i++) out.push(f(list[i] as T, i));
+  return out;
+}
+
+/** `[...a, ...b, …]` of the objects kind, empty or not. */
+export function joinObjects<T>(...lists: readonly (readonly T[])[]): T[] {
+  const out = objectList<T>();
+  for (const list of lists) for (const item of list) out.push(item);
+  return out;
+}
+
+/** `list.map(f)` for numbers that are not small integers (epoch ms), of the doubles kind even empty. */
+export function mapToDoubles<T>(list: readonly T[], f: (item: T) => number): number[] {
+  const out = [0.5];
+  out.pop();
+  for (const item of list) out.push(f(item));
+  return out;
 }

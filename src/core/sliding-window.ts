@@ -36,14 +36,7 @@ export function createWindowLog(windowMs: number, dims: number): WindowLog {
     throw new RangeError(`windowMs must be > 0, got ${windowMs}`);
   if (!Number.isInteger(dims) || dims < 1)
     throw new RangeError(`dims must be a positive integer, got ${dims}`);
-  // Every backing store's arrays are made as copyLive makes them, so that they keep one hidden class
-  // (elements kind: core/object-lists.ts) from the first entry on and after every compaction: times
-  // (epoch ms, not small integers) as doubles, an empty one included; base by `map`.
-  const times = [0.5];
-  times.pop();
-  const cums = Array.from({ length: dims }, (): number[] => []);
-  const backing: Backing = { times, cums, base: cums.map(() => 0) };
-  return Object.freeze({ windowMs, dims, start: 0, end: 0, backing });
+  return Object.freeze({ windowMs, dims, start: 0, end: 0, backing: newBacking(dims, [], () => 0) });
 }
 
 function cumAt(b: Backing, d: number, i: number): number {
@@ -146,11 +139,37 @@ export function append(log: WindowLog, t: number, weights: readonly number[]): W
 
 function copyLive(log: WindowLog): Backing {
   const { backing: b, start, end } = log;
-  return {
-    times: b.times.slice(start, end),
-    cums: b.cums.map((c) => c.slice(start, end)),
-    base: b.cums.map((_, d) => cumAt(b, d, start - 1)),
-  };
+  return newBacking(
+    log.dims,
+    b.times.slice(start, end),
+    (d) => cumAt(b, d, start - 1),
+    (d) => b.cums[d]?.slice(start, end) ?? [],
+  );
+}
+
+/**
+ * A backing store: `times` copied into a new array, base and cums per dimension. Every one is made
+ * here, with push loops, so that its arrays keep one hidden class from the first entry on and after
+ * every compaction (elements kinds: core/object-lists.ts): times (epoch ms, not small integers) as
+ * doubles even when empty, and no `.map`, whose result is holey or packed depending on whether the
+ * calling code is optimized.
+ */
+function newBacking(
+  dims: number,
+  times: readonly number[],
+  baseOf: (d: number) => number,
+  cumsOf: (d: number) => number[] = () => [],
+): Backing {
+  const t = [0.5];
+  t.pop();
+  for (const x of times) t.push(x);
+  const cums: number[][] = [];
+  const base: number[] = [];
+  for (let d = 0; d < dims; d++) {
+    cums.push(cumsOf(d));
+    base.push(baseOf(d));
+  }
+  return { times: t, cums, base };
 }
 
 /**

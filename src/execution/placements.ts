@@ -14,6 +14,7 @@ import { PlacementPool, type PooledPlacement } from './placement-pool.ts';
 import type { PlannedCall } from './planner.ts';
 import type { RequestLedger } from './request-ledger.ts';
 import type { CancelTimer, Timers } from './timers.ts';
+import { mapToObjects } from '../core/object-lists.ts';
 
 export interface PlacementsDeps {
   readonly port: ExecutorPort;
@@ -175,7 +176,7 @@ export class Placements {
     this.#dispatcher.track(request, {
       ok: (outcomes) => {
         const events = placementEvents(
-          entries.map((e) => e.clientOid),
+          mapToObjects(entries, (e) => e.clientOid),
           outcomes,
           this.#clock.now(),
         );

@@ -20,6 +20,7 @@ import { ENDPOINTS, VENUE_LIMITS } from '../core/endpoints.ts';
 import type { ClientOid, StrategyId, SymbolId } from '../core/ids.ts';
 import { sortInPlace } from '../core/small-sort.ts';
 import type { PlaceEntry } from '../exchange/port.ts';
+import { mapToObjects } from '../core/object-lists.ts';
 
 export interface QueuedPlacement {
   readonly symbol: SymbolId;
@@ -101,7 +102,7 @@ export function planPlacements<P extends QueuedPlacement>(
 
   // Supersede: keep the last placement of each key.
   const superseded: P[] = [];
-  let kept: readonly { p: P; index: number }[] = queue.map((p, index) => ({ p, index }));
+  let kept: readonly { p: P; index: number }[] = mapToObjects(queue, (p, index) => ({ p, index }));
   if (o.supersede) {
     const newest = new Map<string, number>();
     for (const { p, index } of kept) {

@@ -48,6 +48,7 @@ import type { Loop, RoundShortcut } from './round-shortcut.ts';
 import { activityOf, pollInterval, type PollIntervals } from './poll-interval.ts';
 import { logWarnings, runRound, type RoundResult } from './round.ts';
 import { PLAN_CURSOR_META, SleepingLoops, watchedPlans } from './sleeping-loops.ts';
+import { mapToObjects, NO_OBJECTS } from '../core/object-lists.ts';
 
 export type { RoundShortcut } from './round-shortcut.ts';
 
@@ -317,8 +318,8 @@ export class Reconciler {
   }
 
   #intervalOf(loop: Loop, open?: readonly Order[]): number {
-    if (loop === 'plans') return this.#intervalAt(loop, [], this.#d.clock.now());
-    const statuses = (open ?? this.#d.store.openOrders()).map((o) => o.status);
+    if (loop === 'plans') return this.#intervalAt(loop, NO_OBJECTS, this.#d.clock.now());
+    const statuses = mapToObjects(open ?? this.#d.store.openOrders(), (o) => o.status);
     return this.#intervalAt(loop, statuses, this.#d.clock.now());
   }
 

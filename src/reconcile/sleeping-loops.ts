@@ -36,7 +36,7 @@ import {
   type SkippedReads,
   type SleptRound,
 } from './round-shortcut.ts';
-import { mapToObjects, objectList } from '../core/object-lists.ts';
+import { joinObjects, mapToDoubles, mapToObjects, NO_OBJECTS, objectList } from '../core/object-lists.ts';
 
 /** Meta key (store) of the plan cursor, which skipped plan rounds move on (RECONCILE_META.planCursor). */
 export const PLAN_CURSOR_META = 'reconcile.planCursor';
@@ -156,7 +156,7 @@ export class SleepingLoops {
     if (open === undefined) return false;
     const ms = this.#h.intervalOf(loop, open);
     if (this.#sc.quiet?.() === true) {
-      const statuses = open.map((o) => o.status);
+      const statuses = mapToObjects(open, (o) => o.status);
       this.#dormant.set(loop, {
         due: this.#h.clock.now() + ms,
         version: this.#sc.venueVersion(loop),
@@ -178,7 +178,7 @@ export class SleepingLoops {
    */
   wake(opts: { readonly work?: boolean } = {}): void {
     const sc = this.#sc;
-    const deferred = sc.takeDeferred?.() ?? [];
+    const deferred = sc.takeDeferred?.() ?? NO_OBJECTS;
     if (this.#dormant.size === 0 && deferred.length === 0) return;
     const now = this.#h.clock.now();
     const blocked = this.#bulkWake(now, deferred) ? new Set<Loop>() : this.#chargeEachRound(now, deferred);
@@ -201,13 +201,13 @@ export class SleepingLoops {
       mapToObjects([...this.#dormant], ([loop, d]) => ({ loop, due: d.due })),
       now,
       (loop, at, cursor) => this.#skippedReads(loop, at, cursor),
-      (loop, at) => this.#h.intervalAt(loop, this.#dormant.get(loop)?.statuses ?? [], at),
+      (loop, at) => this.#h.intervalAt(loop, this.#dormant.get(loop)?.statuses ?? NO_OBJECTS, at),
     );
     const charges = mergeCharges(rounds, deferred);
     const taken =
       charges.length === 0
         ? 0
-        : sc.chargeUnsentRounds(charges.map((c) => ('round' in c ? c.round : c.deferred)));
+        : sc.chargeUnsentRounds(mapToObjects(charges, (c) => ('round' in c ? c.round : c.deferred)));
     let roundsTaken = 0;
     charges.forEach((c, i) => {
       if ('round' in c) {
@@ -251,7 +251,7 @@ export class SleepingLoops {
       tail: this.#bulkTail(loops, deferred, last - bulk.spanMs),
       roundsBound,
       deferredPerSpan: mostPerSpan(
-        deferred.map((r) => r.at),
+        mapToDoubles(deferred, (r) => r.at),
         bulk.spanMs,
       ),
     });
@@ -322,8 +322,11 @@ export class SleepingLoops {
     if (n > 1 && (!caughtUp || longest + cfg.window.overlapMs > cfg.window.maxWindowMs)) return undefined;
     const watch = this.#watchReads();
     const windows = this.#h.symbols.length * Math.max(1, cfg.window.delegateTypes.length);
-    const each = [...new Array<EndpointId>(windows).fill('historyPlan'), ...watch];
-    const firstReads = [...plan.queries.map((): EndpointId => 'historyPlan'), ...watch];
+    const each = joinObjects(new Array<EndpointId>(windows).fill('historyPlan'), watch);
+    const firstReads = joinObjects(
+      mapToObjects(plan.queries, (): EndpointId => 'historyPlan'),
+      watch,
+    );
     return { loop: 'plans', d, runs, each, first: { endpoints: firstReads, cursorAfter: plan.cursorAfter } };
   }
 
@@ -439,7 +442,7 @@ export class SleepingLoops {
     if (sc.venueVersion(loop) !== last.version || !sc.quiet()) return false;
     const open = this.#h.store.openOrders();
     if (open.some((o) => o.orderId === undefined)) return false;
-    const statuses = open.map((o) => o.status);
+    const statuses = mapToObjects(open, (o) => o.status);
     const due = this.#h.clock.now() + this.#h.intervalOf(loop, open);
     this.#dormant.set(loop, { due, version: last.version, statuses });
     return true;
@@ -484,7 +487,10 @@ export class SleepingLoops {
       cursor ?? this.#unsavedPlanCursor ?? decodePlanCursor(this.#h.store.getMeta(PLAN_CURSOR_META));
     const plan = planHistoryQueries(this.#h.symbols, from, cfg.window, at);
     return {
-      endpoints: [...plan.queries.map((): EndpointId => 'historyPlan'), ...this.#watchReads()],
+      endpoints: joinObjects(
+        mapToObjects(plan.queries, (): EndpointId => 'historyPlan'),
+        this.#watchReads(),
+      ),
       planCursor: plan.cursorAfter,
     };
   }

@@ -27,6 +27,7 @@
 
 import { sumSizes, type Footprint } from '../../core/footprint.ts';
 import { SIM_COMPACT_MIN_DEAD } from './compaction.ts';
+import { NO_OBJECTS } from '../../core/object-lists.ts';
 
 /** The most rows one order-history page holds (the sim's `pageSize` bound). */
 export const HISTORY_PAGE_MAX = 100;
@@ -40,7 +41,7 @@ interface Ended {
 }
 
 /** Which terminal orders may be forgotten, and when (the order rules above). */
-const NONE: readonly string[] = Object.freeze([]);
+const NONE: readonly string[] = NO_OBJECTS;
 
 export class OrderRetention {
   readonly retentionMs: number;

@@ -19,6 +19,7 @@
 // can only be pessimistic. When it fails, the poll charges its read at once as before
 // (after the deferred ones: time order holds).
 import { ENDPOINTS, type UnsentReads } from '../../core/endpoints.ts';
+import { mapToObjects } from '../../core/object-lists.ts';
 
 /** Weight of each pool: IP and UID. */
 export interface PoolWeights {
@@ -110,7 +111,7 @@ export class DeferredReads {
   /** Hands over every deferred read (to be charged now); the room is measured again after that. */
   take(): readonly UnsentReads[] {
     this.#room = undefined;
-    const out = this.#times.map((at): UnsentReads => ({ at, endpoints: TICKERS_READ }));
+    const out = mapToObjects(this.#times, (at): UnsentReads => ({ at, endpoints: TICKERS_READ }));
     this.#times = [];
     this.#head = 0;
     return out;
