@@ -5,12 +5,12 @@
 // holding objects (or strings) is of another kind; and `.map` called from optimized code returns a
 // holey array where the same line run unoptimized returns a packed one. Optimized code that has
 // only met one of these at a spot (`list.length`, `for … of list`) is thrown away when another
-// arrives there (a "wrong map" deoptimization) and compiled again once it is hot again. A backtest is full of lists that
-// stay empty for thousands of polls and then hold an item (a round's unattributed fills, the loops
-// asleep, a pass of slept rounds): each first item cost the reconcile kernel a deoptimization, a
-// stretch of unoptimized rounds and about 150 ms of compiling (BENCHMARKS.md, "Warm-up", 2026-11-29).
-// The hot paths build such lists with these instead, so an empty one has the kind of a full one.
-// They change no value: only the hidden class of an empty list.
+// arrives there (a "wrong map" deoptimization) and compiled again once it is hot again. A backtest
+// is full of lists that stay empty for thousands of polls and then hold an item (a round's
+// unattributed fills, the loops asleep, a pass of slept rounds): each first item cost the reconcile
+// kernel a deoptimization, a stretch of unoptimized rounds and about 150 ms of compiling
+// (BENCHMARKS.md, "Warm-up", 2026-11-29). The hot paths build such lists with these instead, so that
+// an empty one has the hidden class of a full one. They change no value, only hidden classes.
 
 /** A new empty array of the objects kind; push objects (or strings) onto it as usual. */
 export function objectList<T>(): T[] {

@@ -4,6 +4,7 @@ import { InvariantViolation } from '../core/errors.ts';
 import type { Footprint } from '../core/footprint.ts';
 import type { OrderEvent } from '../core/events.ts';
 import type { ClientOid } from '../core/ids.ts';
+import { mapToObjects } from '../core/object-lists.ts';
 import type { PlaceOutcome } from '../core/reports.ts';
 import type { PlanEntry } from '../exchange/port.ts';
 import type { Dispatcher } from './dispatcher.ts';
@@ -14,7 +15,6 @@ import { PlacementPool, type PooledPlacement } from './placement-pool.ts';
 import type { PlannedCall } from './planner.ts';
 import type { RequestLedger } from './request-ledger.ts';
 import type { CancelTimer, Timers } from './timers.ts';
-import { mapToObjects } from '../core/object-lists.ts';
 
 export interface PlacementsDeps {
   readonly port: ExecutorPort;

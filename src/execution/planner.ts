@@ -18,9 +18,9 @@
 import type { Dec } from '../core/decimal.ts';
 import { ENDPOINTS, VENUE_LIMITS } from '../core/endpoints.ts';
 import type { ClientOid, StrategyId, SymbolId } from '../core/ids.ts';
+import { mapToObjects } from '../core/object-lists.ts';
 import { sortInPlace } from '../core/small-sort.ts';
 import type { PlaceEntry } from '../exchange/port.ts';
-import { mapToObjects } from '../core/object-lists.ts';
 
 export interface QueuedPlacement {
   readonly symbol: SymbolId;

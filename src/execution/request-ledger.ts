@@ -2,6 +2,7 @@
 import { ENDPOINTS, type BulkCharges, type EndpointId, type UnsentReads } from '../core/endpoints.ts';
 import { InvariantViolation } from '../core/errors.ts';
 import type { Footprint } from '../core/footprint.ts';
+import { mapToObjects } from '../core/object-lists.ts';
 import { entries, expire, windowFootprint } from '../core/sliding-window.ts';
 import {
   moved,
@@ -16,7 +17,6 @@ import {
 import { consumeGroups } from './budget-groups.ts';
 import type { BudgetGate } from './budget-gate.ts';
 import type { ExecutorMetrics } from './executor-types.ts';
-import { mapToObjects } from '../core/object-lists.ts';
 
 export class RequestLedger {
   #budget: BudgetState;

@@ -4,10 +4,10 @@
 // (minus a clock-skew margin), or since a short lookback when nothing is pending; and a page that comes
 // back full proves nothing about what it left out: the kernel must not declare orders lost on it.
 import type { SymbolId } from '../core/ids.ts';
+import { mapToObjects } from '../core/object-lists.ts';
 import { isTerminal, type Order } from '../core/orders.ts';
 import { byCodeUnits, sortInPlace } from '../core/small-sort.ts';
 import type { HistoryQuery } from '../exchange/port.ts';
-import { mapToObjects } from '../core/object-lists.ts';
 
 export const HISTORY_MAX_AGE_MS = 90 * 24 * 60 * 60 * 1000;
 

@@ -26,6 +26,7 @@
 import { ZERO, type Dec } from '../core/decimal.ts';
 import type { OrderEvent } from '../core/events.ts';
 import type { ClientOid, OrderId, StrategyId, SymbolId, TradeId } from '../core/ids.ts';
+import { NO_OBJECTS } from '../core/object-lists.ts';
 import {
   ORDER_SIDES,
   ORDER_TYPES,
@@ -42,7 +43,6 @@ import type { StoredFill } from '../store/port.ts';
 import { parseOwnClientOid } from './own-oid.ts';
 import { collapseReports, isVenueTerminal, localStatusOf, VENUE_RANK } from './report-rows.ts';
 import { storedFill } from '../store/stored-fill.ts';
-import { NO_OBJECTS } from '../core/object-lists.ts';
 
 export interface ReconcileInput {
   /**

@@ -5,10 +5,10 @@
 // `maxWindowMs`, a bounded number of windows per poll, and pages inside a window by moving `endTime`
 // down to the oldest row (+1 ms, the same boundary rule as fills).
 import type { SymbolId } from '../core/ids.ts';
+import { objectList } from '../core/object-lists.ts';
 import type { PlanPage } from '../core/reports.ts';
 import { byCodeUnits, sortInPlace } from '../core/small-sort.ts';
 import type { PlanHistoryQuery } from '../exchange/port.ts';
-import { objectList } from '../core/object-lists.ts';
 
 export type DelegateType = 1 | 2 | 3 | 4;
 

@@ -24,6 +24,7 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../core/clock.ts';
 import type { Footprint } from '../core/footprint.ts';
+import { mapToObjects, NO_OBJECTS } from '../core/object-lists.ts';
 import { RecentSet } from '../core/recent-set.ts';
 import type { StrategyId, SymbolId } from '../core/ids.ts';
 import type { Order } from '../core/orders.ts';
@@ -48,7 +49,6 @@ import type { Loop, RoundShortcut } from './round-shortcut.ts';
 import { activityOf, pollInterval, type PollIntervals } from './poll-interval.ts';
 import { logWarnings, runRound, type RoundResult } from './round.ts';
 import { PLAN_CURSOR_META, SleepingLoops, watchedPlans } from './sleeping-loops.ts';
-import { mapToObjects, NO_OBJECTS } from '../core/object-lists.ts';
 
 export type { RoundShortcut } from './round-shortcut.ts';
 

@@ -15,11 +15,11 @@
 // of them; a round's rows and fills name a few. The store applies `named` as it reads the window
 // (OrderStore.ordersUpdatedSince's `keepTerminal`), so the others are not even gathered and sorted.
 import type { ClientOid, OrderId } from '../core/ids.ts';
+import { NO_OBJECTS } from '../core/object-lists.ts';
 import { isTerminal, type Order } from '../core/orders.ts';
 import type { FillReport, OrderReport } from '../core/reports.ts';
 import { filledAfterFills } from './kernel.ts';
 import { localStatusOf } from './report-rows.ts';
-import { NO_OBJECTS } from '../core/object-lists.ts';
 
 /** Whether a round's rows or fills name an order (by client_oid or exchange order id). */
 export function namedByRound(

@@ -1,9 +1,9 @@
 // The backtest's round shortcut (the contract a venue offers the reconciliation pollers) and the
 // rounds sleeping loops slept through, merged in time order to be charged in one call (pure).
 import type { BulkCharges, EndpointId, UnsentReads } from '../core/endpoints.ts';
+import { objectList } from '../core/object-lists.ts';
 import { sortInPlace } from '../core/small-sort.ts';
 import type { PlanCursor } from './plan-history-window.ts';
-import { objectList } from '../core/object-lists.ts';
 
 /**
  * Backtests against the in-process simulator: a poll whose answer cannot differ from the last one is

@@ -4,6 +4,7 @@
 // writes over: no executor event can slip in between.
 import type { Logger } from 'pino';
 import type { ClientOid, StrategyId, SymbolId, TradeId } from '../core/ids.ts';
+import { NO_OBJECTS } from '../core/object-lists.ts';
 import type { Order } from '../core/orders.ts';
 import type { FillReport, OrderReport } from '../core/reports.ts';
 import type { OrderStore, StoredFill } from '../store/port.ts';
@@ -11,7 +12,6 @@ import { commitReconcile, type CommittedReconcile } from './commit.ts';
 import { reconcile, type ReconcileOutput, type ReconcileWarning } from './kernel.ts';
 import { keepForRound, namedByRound, unsettledRows } from './round-orders.ts';
 import { storedFill } from '../store/stored-fill.ts';
-import { NO_OBJECTS } from '../core/object-lists.ts';
 
 export interface RoundInput {
   readonly fills: readonly FillReport[];

@@ -10,6 +10,7 @@ import { ENDPOINTS, type EndpointCounts, type EndpointId, type UnsentReads } fro
 import { InvariantViolation } from '../core/errors.ts';
 import type { Footprint } from '../core/footprint.ts';
 import type { SymbolId } from '../core/ids.ts';
+import { joinObjects, mapToDoubles, mapToObjects, NO_OBJECTS, objectList } from '../core/object-lists.ts';
 import { isUntriggeredPlan, type Order } from '../core/orders.ts';
 import { sortInPlace } from '../core/small-sort.ts';
 import type { OrderStore } from '../store/port.ts';
@@ -36,7 +37,6 @@ import {
   type SkippedReads,
   type SleptRound,
 } from './round-shortcut.ts';
-import { joinObjects, mapToDoubles, mapToObjects, NO_OBJECTS, objectList } from '../core/object-lists.ts';
 
 /** Meta key (store) of the plan cursor, which skipped plan rounds move on (RECONCILE_META.planCursor). */
 export const PLAN_CURSOR_META = 'reconcile.planCursor';

@@ -9,6 +9,7 @@
 import { StoreError } from '../core/errors.ts';
 import { combineFootprints, sumSizes, type Footprint } from '../core/footprint.ts';
 import type { ClientOid, OrderId, StrategyId, SymbolId, TradeId } from '../core/ids.ts';
+import { mapToObjects, objectList } from '../core/object-lists.ts';
 import { byCreation, isTerminal, type Order } from '../core/orders.ts';
 import type { PlanReport } from '../core/reports.ts';
 import { sortInPlace } from '../core/small-sort.ts';
@@ -25,7 +26,6 @@ import { ColdRows } from './cold-rows.ts';
 import { fillValues, orderValues } from './rows.ts';
 import { planPrune, pruneResult } from './prune-plan.ts';
 import { storedFill } from './stored-fill.ts';
-import { mapToObjects, objectList } from '../core/object-lists.ts';
 
 /** First index in `xs` (ascending by `key`) whose key is ≥ `value`. */
 function lowerBound<T>(xs: readonly T[], value: number, key: (x: T) => number): number {

@@ -26,8 +26,8 @@
 // no answer. Each order and fill enters and leaves these queues once: amortised O(1).
 
 import { sumSizes, type Footprint } from '../../core/footprint.ts';
-import { SIM_COMPACT_MIN_DEAD } from './compaction.ts';
 import { NO_OBJECTS } from '../../core/object-lists.ts';
+import { SIM_COMPACT_MIN_DEAD } from './compaction.ts';
 
 /** The most rows one order-history page holds (the sim's `pageSize` bound). */
 export const HISTORY_PAGE_MAX = 100;
