@@ -23,9 +23,9 @@ export function objectList<T>(): T[] {
 export const NO_OBJECTS: readonly never[] = objectList<never>();
 
 /**
- * `list.map(f)` as a packed list of the objects kind, empty or not (f must return objects or
- * strings). Not `.map` itself: besides an empty one, it gives a holey array when the code calling it
- * is optimized and a packed one when it is not, two hidden classes from one line.
+ * `list.map(f)` as a packed list of the objects kind, empty or not (a list of that kind holds
+ * numbers too, boxed). Not `.map` itself: besides an empty one, it gives a holey array when the code
+ * calling it is optimized and a packed one when it is not, two hidden classes from one line.
  */
 export function mapToObjects<T, U>(list: readonly T[], f: (item: T, index: number) => U): U[] {
   const out = objectList<U>();

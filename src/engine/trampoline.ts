@@ -3,9 +3,11 @@
 // after the current step finishes. Deterministic order, no re-entrancy into strategy code, and a
 // single place ("the outermost step ended") to flush the executor's coalescing window.
 import type { Footprint } from '../core/footprint.ts';
+import { objectList } from '../core/object-lists.ts';
 
 export class Trampoline {
-  readonly #queue: (() => void)[] = [];
+  /** One hidden class, empty or full (core/object-lists.ts). */
+  readonly #queue: (() => void)[] = objectList();
   #running = false;
   readonly #afterDrain: () => void;
 

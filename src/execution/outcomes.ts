@@ -11,6 +11,7 @@ import {
 import type { OrderEvent } from '../core/events.ts';
 import type { ClientOid } from '../core/ids.ts';
 import type { CancelOutcome, PlaceOutcome } from '../core/reports.ts';
+import { mapToObjects } from '../core/object-lists.ts';
 
 export type FailureDisposition =
   /** HTTP 429: the request was refused before anything happened. Safe to send again after back-off. */
@@ -47,7 +48,7 @@ export function placementEvents(
 ): OrderEvent[] {
   const byOid = new Map<ClientOid, PlaceOutcome>();
   for (const o of outcomes) if (!byOid.has(o.clientOid)) byOid.set(o.clientOid, o);
-  return sent.map((clientOid): OrderEvent => {
+  return mapToObjects(sent, (clientOid): OrderEvent => {
     const o = byOid.get(clientOid);
     if (o === undefined)
       return { kind: 'OrderOutcomeUnknown', clientOid, at, reason: 'the reply has no result for this entry' };

@@ -5,6 +5,7 @@
 import type { Footprint } from '../core/footprint.ts';
 import type { ClientOid } from '../core/ids.ts';
 import { planPlacements, type PlannedCall, type PlannerOptions, type QueuedPlacement } from './planner.ts';
+import { objectList } from '../core/object-lists.ts';
 
 export interface PooledPlacement extends QueuedPlacement {
   /** OrderSubmitted was committed already (the entry came back after a 429 or a transport error). */
@@ -20,8 +21,9 @@ export interface NextCall {
 }
 
 export class PlacementPool {
-  #staged: PooledPlacement[] = [];
-  #eligible: PooledPlacement[] = [];
+  // Lists of one hidden class, empty or full (core/object-lists.ts): many paths ask their length.
+  #staged = objectList<PooledPlacement>();
+  #eligible = objectList<PooledPlacement>();
 
   get staged(): number {
     return this.#staged.length;
@@ -44,7 +46,7 @@ export class PlacementPool {
   release(): boolean {
     if (this.#staged.length === 0) return false;
     this.#eligible.push(...this.#staged);
-    this.#staged = [];
+    this.#staged = objectList();
     return true;
   }
 
@@ -88,8 +90,8 @@ export class PlacementPool {
   /** Empties the pool, returning everything that was in it. */
   clear(): PooledPlacement[] {
     const all = [...this.#staged, ...this.#eligible];
-    this.#staged = [];
-    this.#eligible = [];
+    this.#staged = objectList();
+    this.#eligible = objectList();
     return all;
   }
 }

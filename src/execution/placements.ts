@@ -197,7 +197,7 @@ export class Placements {
         return () =>
           this.#port.placeBatch(
             call.symbol,
-            call.entries.map((e) => e.entry),
+            mapToObjects(call.entries, (e) => e.entry),
           );
       case 'single':
         return () =>

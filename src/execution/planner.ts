@@ -144,11 +144,11 @@ export function planPlacements<P extends QueuedPlacement>(
         const u = { priority: p.priority, enqueuedAt: p.enqueuedAt, index };
         if (urgency === undefined || compareUrgency(u, urgency) < 0) urgency = u;
       }
-      const entries = slice.map((s) => s.p);
+      const entries = mapToObjects(slice, (s) => s.p);
       const calls: PlannedCall<P>[] = plans
-        ? entries.map((entry) => ({ kind: 'plan', symbol, entry }))
+        ? mapToObjects(entries, (entry) => ({ kind: 'plan', symbol, entry }))
         : singlesAreCheaper(entries.length, o)
-          ? entries.map((entry) => ({ kind: 'single', symbol, entry }))
+          ? mapToObjects(entries, (entry) => ({ kind: 'single', symbol, entry }))
           : [{ kind: 'batch', symbol, entries }];
       if (urgency !== undefined) symbolChunks.push({ calls, urgency });
     }

@@ -4,6 +4,7 @@
 import { dec, decToString, ZERO, type Dec } from '../core/decimal.ts';
 import { StoreError } from '../core/errors.ts';
 import { clientOid, orderId, strategyId, symbolId, tradeId } from '../core/ids.ts';
+import { mapToObjects } from '../core/object-lists.ts';
 import {
   ORDER_SIDES,
   ORDER_STATUSES,
@@ -216,7 +217,7 @@ export const FILL_COLUMNS = [
 /** The fill's row values in FILL_COLUMNS order. */
 export function fillValues(f: StoredFill): unknown[] {
   const row = fillToRow(f);
-  return FILL_COLUMNS.map((k) => row[k]);
+  return mapToObjects(FILL_COLUMNS, (k) => row[k]);
 }
 
 /**

@@ -30,6 +30,7 @@
 import type { Dec } from '../../core/decimal.ts';
 import { surelyBelowNearest } from '../../core/float-screen.ts';
 import { sumSizes, type Footprint } from '../../core/footprint.ts';
+import { objectList } from '../../core/object-lists.ts';
 import { isOpening, type OrderSide } from '../../core/orders.ts';
 import { SIM_COMPACT_MIN_DEAD } from './compaction.ts';
 import type { PlaceResult } from './matching.ts';
@@ -93,7 +94,8 @@ interface Due {
 
 /** A queue of due times that never decrease, read from its head. */
 class DueQueue<T extends { readonly at: number }> {
-  #items: T[] = [];
+  /** One hidden class, empty or full (core/object-lists.ts): slices and filters keep its kind. */
+  #items = objectList<T>();
   #head = 0;
 
   push(item: T): void {

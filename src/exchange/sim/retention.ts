@@ -26,7 +26,7 @@
 // no answer. Each order and fill enters and leaves these queues once: amortised O(1).
 
 import { sumSizes, type Footprint } from '../../core/footprint.ts';
-import { NO_OBJECTS } from '../../core/object-lists.ts';
+import { NO_OBJECTS, objectList } from '../../core/object-lists.ts';
 import { SIM_COMPACT_MIN_DEAD } from './compaction.ts';
 
 /** The most rows one order-history page holds (the sim's `pageSize` bound). */
@@ -106,7 +106,7 @@ export class OrderRetention {
     this.#changed = false;
     let quietUntil = Number.POSITIVE_INFINITY;
     const horizon = now - this.retentionMs;
-    const out: string[] = [];
+    const out = objectList<string>();
     for (const [symbol, q] of this.#ended) {
       let i = this.#head.get(symbol) ?? 0;
       while (i < q.length) {

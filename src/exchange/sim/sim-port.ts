@@ -24,6 +24,7 @@ import {
   RateLimitedError,
 } from '../../core/errors.ts';
 import { orderId as toOrderId, type SymbolId } from '../../core/ids.ts';
+import { mapToObjects } from '../../core/object-lists.ts';
 import { tickerRows } from '../../core/ticker-rows.ts';
 import type { ContractSpec, RecordedPoll, Ticker, WireTicker } from '../../core/market.ts';
 import type {
@@ -390,7 +391,7 @@ export class SimPort implements ExchangePort {
       (body) => {
         const page = body as SimFillsPage;
         return {
-          fills: page.rows.map((f) => this.#fillReport(f)),
+          fills: mapToObjects(page.rows, (f) => this.#fillReport(f)),
           nextFlag: page.nextFlag,
           totals: page.totals,
         };
@@ -410,7 +411,7 @@ export class SimPort implements ExchangePort {
       'history',
       params,
       undefined,
-      (body) => (body as readonly SimOrder[]).map((o) => this.#orderReport(o)),
+      (body) => mapToObjects(body as readonly SimOrder[], (o) => this.#orderReport(o)),
       undefined,
       (rf) => okBody(this.venue.historyOrders(params, rf)),
     );

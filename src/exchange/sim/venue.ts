@@ -22,6 +22,7 @@ import {
 } from './params.ts';
 import { parseCancelPlanBody, parseCurrentPlanQuery, parsePlanOrderBody } from './plan-params.ts';
 import { planRowToWire, type PlanRowStyle, type WirePlanRowOut } from './plan-wire.ts';
+import { mapToObjects } from '../../core/object-lists.ts';
 import type { OrderSide } from '../../core/orders.ts';
 import { sortInPlace } from '../../core/small-sort.ts';
 import { SimStats, type SimStatsSnapshot } from './stats.ts';
@@ -190,7 +191,7 @@ export class SimVenue {
 
   /** A checked batch (a parsed body, or the in-process port's requests: params.ts batchInputOf). */
   placeBatch(input: BatchInput): WireBatchReplyOut {
-    const info: WireBatchEntryOut[] = input.entries.map((e) =>
+    const info: WireBatchEntryOut[] = mapToObjects(input.entries, (e) =>
       e.ok ? batchEntryToWire(this.core.place(this.core.now, input.symbol, e.request)) : batchEntryToWire(e),
     );
     return { order_info: info, result: info.every((i) => i.result) };

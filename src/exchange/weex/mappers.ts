@@ -1,4 +1,5 @@
 // Wire ↔ core mapping, in one place. Wire values are strings; core values are Dec and branded ids.
+import { mapToObjects } from '../../core/object-lists.ts';
 import { TickerView } from '../../core/ticker-view.ts';
 import { dec, decToString, ONE, ZERO, type Dec } from '../../core/decimal.ts';
 import { clientOid, orderId, symbolId, tradeId, type ClientOid, type OrderId } from '../../core/ids.ts';
@@ -136,7 +137,7 @@ export function batchOutcomesFromWire(
 ): PlaceOutcome[] {
   // Entries are matched by client_oid when echoed, else by position (the documented order).
   const byOid = new Map(reply.order_info.filter((r) => r.client_oid).map((r) => [r.client_oid as string, r]));
-  return sent.map((entry, i) => {
+  return mapToObjects(sent, (entry, i) => {
     const r = byOid.get(entry.clientOid) ?? reply.order_info[i];
     if (!r) {
       return {
