@@ -11,6 +11,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { prepareBacktest } from '../../src/backtest/prepare.ts';
 import { buildReport } from '../../src/backtest/report/index.ts';
 import { runBacktest } from '../../src/backtest/run-backtest.ts';
+import { NO_OBJECTS } from '../../src/core/object-lists.ts';
 import { SimPort } from '../../src/exchange/sim/sim-port.ts';
 import { MemoryStore } from '../../src/store/memory-store.ts';
 
@@ -101,6 +102,9 @@ describe('backtest shortcuts: skipped reconciliation rounds and quiet polls', ()
         expect(r.report.json).toBe(every.report.json);
         expect(r.report.csv).toBe(every.report.csv);
       }
+      // The shared empty list the hot paths hand out (core/object-lists.ts) is read only: five
+      // backtests later, nothing was ever pushed onto it.
+      expect(NO_OBJECTS).toHaveLength(0);
     },
     120_000,
   );
