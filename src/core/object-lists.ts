@@ -40,10 +40,16 @@ export function joinObjects<T>(...lists: readonly (readonly T[])[]): T[] {
   return out;
 }
 
+/** A new empty array of the doubles kind, for numbers that are not small integers (epoch ms). */
+export function doubleList(): number[] {
+  const list = [0.5];
+  list.pop();
+  return list;
+}
+
 /** `list.map(f)` for numbers that are not small integers (epoch ms), of the doubles kind even empty. */
 export function mapToDoubles<T>(list: readonly T[], f: (item: T) => number): number[] {
-  const out = [0.5];
-  out.pop();
+  const out = doubleList();
   for (const item of list) out.push(f(item));
   return out;
 }

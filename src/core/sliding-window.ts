@@ -12,6 +12,8 @@
 // entries a newer log sees, copies its live range first (copy-on-write). Dead entries before `start`
 // are dropped by an occasional compaction into a fresh backing store.
 
+import { doubleList } from './object-lists.ts';
+
 interface Backing {
   readonly times: number[];
   /** cums[d][i]: sum of dimension d over entries 0..i. */
@@ -160,8 +162,7 @@ function newBacking(
   baseOf: (d: number) => number,
   cumsOf: (d: number) => number[] = () => [],
 ): Backing {
-  const t = [0.5];
-  t.pop();
+  const t = doubleList();
   for (const x of times) t.push(x);
   const cums: number[][] = [];
   const base: number[] = [];

@@ -23,7 +23,7 @@ describe('object lists', () => {
 
   it('an empty list has the hidden class of a list of objects (V8), unlike `[]` and an empty map', () => {
     const facts = v8Facts(`
-      const { mapToObjects, NO_OBJECTS, objectList } = await import(${repoModule('src/core/object-lists.ts')});
+      const { doubleList, mapToDoubles, mapToObjects, NO_OBJECTS, objectList } = await import(${repoModule('src/core/object-lists.ts')});
       const full = [{ a: 1 }];
       const same = (x) => %HaveSameMap(x, full);
       console.log(JSON.stringify({
@@ -31,6 +31,7 @@ describe('object lists', () => {
         noObjects: same(NO_OBJECTS),
         mapEmpty: same(mapToObjects([], (x) => ({ x }))),
         mapFull: same(mapToObjects([1], (x) => ({ x }))),
+        doubles: %HaveSameMap(doubleList(), [1.5]) && %HaveSameMap(mapToDoubles([], (x) => x), [1.5]),
         literal: same([]),
         plainMapEmpty: same([].map((x) => ({ x }))),
         ...optimized(),
@@ -53,6 +54,7 @@ describe('object lists', () => {
       mapEmpty: true,
       mapFull: true,
       // What this module replaces: if V8 ever gives them the same class, it is no longer needed.
+      doubles: true,
       literal: false,
       plainMapEmpty: false,
       optimizedHelper: true,

@@ -4,7 +4,7 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 
-export const REPO = join(import.meta.dirname, '../..');
+const REPO = join(import.meta.dirname, '../..');
 
 /** The absolute path of a repository file, quoted for the script. */
 export function repoModule(path: string): string {

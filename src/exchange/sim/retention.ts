@@ -41,8 +41,6 @@ interface Ended {
 }
 
 /** Which terminal orders may be forgotten, and when (the order rules above). */
-const NONE: readonly string[] = NO_OBJECTS;
-
 export class OrderRetention {
   readonly retentionMs: number;
   readonly #pageMax: number;
@@ -102,7 +100,7 @@ export class OrderRetention {
    * orders of the symbol): the orders behind it stay a little longer, never more than that.
    */
   due(now: number): readonly string[] {
-    if (!this.#changed && now <= this.#quietUntil) return NONE;
+    if (!this.#changed && now <= this.#quietUntil) return NO_OBJECTS;
     this.#changed = false;
     let quietUntil = Number.POSITIVE_INFINITY;
     const horizon = now - this.retentionMs;
