@@ -230,6 +230,15 @@ export class Reconciler {
   }
 
   /**
+   * Backtests: every sleeping loop fell asleep at its venue's current version, so a wake now would
+   * only charge the rounds they slept through, which may wait (SleepingLoops.asleepOnCurrentVenue).
+   * True live (nothing sleeps).
+   */
+  asleepOnCurrentVenue(): boolean {
+    return this.#sleep?.asleepOnCurrentVenue() ?? true;
+  }
+
+  /**
    * The most weight the rounds of skipped or sleeping loops can take in any `spanMs`
    * (SleepingLoops.skippedWeightBound); undefined live, or while a loop has no real round yet.
    */

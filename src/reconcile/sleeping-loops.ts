@@ -191,6 +191,15 @@ export class SleepingLoops {
   }
 
   /**
+   * Every sleeping loop fell asleep at its venue's current version: a `wake` now (without `work`,
+   * the venue quiet) would give no loop its timer back, only charge what they slept through.
+   */
+  asleepOnCurrentVenue(): boolean {
+    for (const [loop, d] of this.#dormant) if (this.#sc.venueVersion(loop) !== d.version) return false;
+    return true;
+  }
+
+  /**
    * `wake`'s charges round by round: every round slept through, merged in time order with the
    * deferred reads, in one `chargeUnsentRounds` call. Returns the loops whose round a window refused
    * (they run it for real).

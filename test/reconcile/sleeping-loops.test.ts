@@ -2,7 +2,7 @@
 // src/reconcile/pollers.ts), and every round they sleep through is still weighed and counted at its
 // own time, as if it had been sent and found nothing.
 import { describe, expect, it } from 'vitest';
-import { defineStrategy, z } from '../../src/strategy/index.ts';
+import { defineStrategy, symbolId, z } from '../../src/strategy/index.ts';
 import { Session } from '../../src/strategy/testing/session.ts';
 import type { WeightLimits } from '../../src/exchange/sim/weights.ts';
 import { polls } from '../exchange/sim/helpers.ts';
@@ -86,5 +86,43 @@ describe('sleeping reconciliation loops', () => {
     expect(asleep.status.skippedRounds).toBeGreaterThan(20);
     expect(asleep.status.rounds).toBeGreaterThan(3);
     expect(asleep.requests['fills']).toBeGreaterThan(50);
+  });
+
+  it('the first quiet poll after the rounds of an order defers its read, as any quiet poll does', async () => {
+    // One market order at the second poll, then nothing: its rounds run for real in the next
+    // seconds, the loops sleep again, and the polls after that are quiet.
+    const BTC = symbolId('cmt_btcusdt');
+    const once = defineStrategy({
+      name: 'once',
+      version: '0',
+      params: z.object({}),
+      symbols: () => [BTC],
+      create: (ctx) => {
+        let ticks = 0;
+        return {
+          onTicker: () =>
+            ++ticks === 2 ? ctx.place({ symbol: BTC, side: 'open_long', size: '0.01' }) : undefined,
+        };
+      },
+    });
+    const data = polls(Array.from({ length: 8 }, () => 0)).map((p, i) => ({ ...p, t: p.t + i * 60_000 }));
+    const s = new Session({
+      strategies: [{ id: 'once', definition: once }],
+      startMs: data[0]!.t,
+      symbols: [BTC],
+      skipIdleRounds: true,
+    });
+    const deferred: number[] = [];
+    for (const p of data) {
+      await s.feed(p);
+      deferred.push(s.footprint()['session.deferred'] ?? -1);
+    }
+    const filled = s.store.allFills().length;
+    s.close();
+    expect(filled).toBe(1);
+    // Polls 0–1 read at once (no real round yet; then the order); from poll 2 on every read waits
+    // for the next wake, poll 2 included (its read used to wake the loops: the venue had changed
+    // since the read before, though the loops had seen the change in their real rounds).
+    expect(deferred.slice(2)).toEqual([1, 2, 3, 4, 5, 6]);
   });
 });

@@ -131,8 +131,6 @@ export class Session {
   readonly #quietPolls: boolean;
   /** Quiet polls' tickers reads awaiting their charge (absent: every read is charged at once). */
   readonly #deferred: DeferredReads | undefined;
-  /** The venue's state version when the loops last saw it (at a wake). */
-  #versionSeen = -1;
   /** The symbols the strategies trade: only their tickers reach the engine. */
   readonly #watched: ReadonlySet<string>;
 
@@ -338,18 +336,25 @@ export class Session {
   feedNow(poll: RecordedPoll): Promise<void> | undefined {
     if (!(this.#quietPolls && this.#settledNow() && this.vt.jumpTo(poll.t))) return this.#feedTimed(poll);
     this.sim.applyPoll(poll);
-    return this.#tickWith(
-      poll,
-      this.#deferRead(poll.t) ? this.sim.tickersUnsent(this.#watched) : this.#readUnsent(),
-    );
+    return this.#tickWith(poll, this.#quietRead(poll.t));
   }
 
   async #feedTimed(poll: RecordedPoll): Promise<void> {
     await this.vt.advanceTo(poll.t, () => this.settle());
     this.sim.applyPoll(poll);
-    // Settled once the timers due by the poll have run: the read would be sent at once, so it is
-    // charged as a quiet poll's is (#readUnsent), without the read lane's promise and queue.
-    await this.#tickWith(poll, this.#quietPolls && this.#settledNow() ? this.#readUnsent() : undefined);
+    // Settled once the timers due by the poll have run, no timer is due by its time: the session is
+    // where a quiet poll's jump would have left it, and the read is charged as a quiet poll's is
+    // (#quietRead), without the read lane's promise and queue. (Charged at once here, it woke the
+    // sleeping loops at the poll after every order: a third of the backtest's bulk charges.)
+    await this.#tickWith(poll, this.#quietPolls && this.#settledNow() ? this.#quietRead(poll.t) : undefined);
+  }
+
+  /**
+   * The tickers of a quiet poll at `t` (settled session, no timer due by `t`): its read deferred
+   * where it can be (#deferRead), else charged at once (#readUnsent); undefined when neither could.
+   */
+  #quietRead(t: number): readonly Ticker[] | undefined {
+    return this.#deferRead(t) ? this.sim.tickersUnsent(this.#watched) : this.#readUnsent();
   }
 
   /**
@@ -368,16 +373,16 @@ export class Session {
   }
 
   /**
-   * Defers this quiet poll's tickers read (DeferredReads) when the venue did not change with the
-   * poll (a resting order that filled must wake the sleeping loops now, as the read would) and no
-   * weight window can refuse the read.
+   * Defers this quiet poll's tickers read (DeferredReads) when the wake the read would bring could
+   * only charge: the venue is quiet and did not change since the sleeping loops fell asleep (a
+   * resting order that filled with the poll must wake them now, as the read would), and no weight
+   * window can refuse the read. (Not "since the last read": after an order, the loops run their
+   * real rounds and sleep again before the next poll, which then defers as any quiet poll does.)
    */
   #deferRead(t: number): boolean {
     const d = this.#deferred;
     if (d === undefined) return false;
-    const version = this.sim.stateVersion();
-    const unchanged = version === this.#versionSeen && this.sim.quiet();
-    this.#versionSeen = version;
+    const unchanged = this.sim.quiet() && this.reconciler.asleepOnCurrentVenue();
     if (!unchanged || !d.tryDefer(t)) return false;
     // Charged in passes of DEFER_PASS: what waits stays bounded (memory stays flat).
     if (d.size >= DEFER_PASS) this.reconciler.wake();
@@ -398,7 +403,6 @@ export class Session {
    */
   #readUnsent(): readonly Ticker[] | undefined {
     this.reconciler.wake();
-    this.#versionSeen = this.sim.stateVersion();
     const charged = this.engine.executor.unsent.charge(['tickers'], () => this.sim.chargeUnsent(['tickers']));
     return charged ? this.sim.tickersUnsent(this.#watched) : undefined;
   }
