@@ -287,6 +287,9 @@ export class Reconciler {
 
   async #tick(loop: Loop): Promise<void> {
     if (!this.#running) return;
+    // A round that would find nothing, while a wake could only charge, sleeps instead: the next wake
+    // charges it at its own time (SleepingLoops.sleepThroughRound).
+    if (this.#sleep?.sleepThroughRound(loop) === true) return;
     // Rounds of sleeping loops that fell due before this one are charged first (time order).
     this.wake();
     if (this.#sleep?.trySkip(loop) === true) return;

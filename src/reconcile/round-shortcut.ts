@@ -52,6 +52,13 @@ export interface RoundShortcut {
    */
   readonly takeDeferred?: () => readonly UnsentReads[];
   /**
+   * True when no weight window up to now can refuse a round slept through (what the windows hold,
+   * the rounds' most per window and the deferred reads fit every pool; DeferredReads.roomForRounds).
+   * A loop may then sleep through a timed round that would be skipped, its charge left to the next
+   * `wake` (SleepingLoops.sleepThroughRound). Absent: never.
+   */
+  readonly sleepRoom?: () => boolean;
+  /**
    * Charges in closed form (discrete events): `wake` hands over every round slept through and every
    * deferred read as counts per endpoint plus the requests of the last `spanMs` (the only ones that
    * can still weigh on a later request), with bounds of what any one window holds. `charge` takes

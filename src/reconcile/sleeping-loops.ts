@@ -445,6 +445,31 @@ export class SleepingLoops {
    * that round. One timer instant fewer per loop per round that found something.
    */
   sleepAfterRound(loop: Loop): boolean {
+    return this.#sleepFrom(loop, (open) => this.#h.clock.now() + this.#h.intervalOf(loop, open));
+  }
+
+  /**
+   * At a loop's timed round, before any wake: sleeps from this round on when the round would be
+   * skipped (as `sleepAfterRound` judges), no window can refuse it (RoundShortcut.sleepRoom), and a
+   * wake now could only charge: every sleeping loop's venue is as it fell asleep
+   * (`asleepOnCurrentVenue`). The round is then the first one the next `wake` charges, at its own
+   * time and in time order with everything else slept through, as it would have been charged now.
+   * Nothing is charged now, so nothing needs waking: after an order, the plan loop's round (its
+   * timer given back by the order's wake) cost a pass of bulk charges.
+   */
+  sleepThroughRound(loop: Loop): boolean {
+    return (
+      this.asleepOnCurrentVenue() &&
+      this.#sc.sleepRoom?.() === true &&
+      this.#sleepFrom(loop, () => this.#h.clock.now())
+    );
+  }
+
+  /**
+   * Puts `loop` to sleep, its next round at `dueOf(live orders)`, when its rounds would be skipped
+   * until the venue changes (see `sleepAfterRound`); false, and nothing changed, otherwise.
+   */
+  #sleepFrom(loop: Loop, dueOf: (open: readonly Order[]) => number): boolean {
     const sc = this.#sc;
     const last = this.#lastReal.get(loop);
     if (sc.quiet === undefined || last === undefined || this.#h.busy()) return false;
@@ -452,8 +477,7 @@ export class SleepingLoops {
     const open = this.#h.store.openOrders();
     if (open.some((o) => o.orderId === undefined)) return false;
     const statuses = mapToObjects(open, (o) => o.status);
-    const due = this.#h.clock.now() + this.#h.intervalOf(loop, open);
-    this.#dormant.set(loop, { due, version: last.version, statuses });
+    this.#dormant.set(loop, { due: dueOf(open), version: last.version, statuses });
     return true;
   }
 

@@ -2,6 +2,7 @@
 // src/reconcile/pollers.ts), and every round they sleep through is still weighed and counted at its
 // own time, as if it had been sent and found nothing.
 import { describe, expect, it } from 'vitest';
+import type { SimPort } from '../../src/exchange/sim/sim-port.ts';
 import { defineStrategy, symbolId, z } from '../../src/strategy/index.ts';
 import { Session } from '../../src/strategy/testing/session.ts';
 import type { WeightLimits } from '../../src/exchange/sim/weights.ts';
@@ -88,7 +89,7 @@ describe('sleeping reconciliation loops', () => {
     expect(asleep.requests['fills']).toBeGreaterThan(50);
   });
 
-  it('the first quiet poll after the rounds of an order defers its read, as any quiet poll does', async () => {
+  it('after the rounds of an order, loops sleep again and nothing is charged between polls', async () => {
     // One market order at the second poll, then nothing: its rounds run for real in the next
     // seconds, the loops sleep again, and the polls after that are quiet.
     const BTC = symbolId('cmt_btcusdt');
@@ -112,6 +113,20 @@ describe('sleeping reconciliation loops', () => {
       symbols: [BTC],
       skipIdleRounds: true,
     });
+    // When reads that were not sent are charged (a skipped round, a pass of slept rounds and
+    // deferred reads, in bulk or one by one).
+    const chargedAt: number[] = [];
+    const at = (): void => void chargedAt.push(s.vt.now());
+    const sim = s.sim;
+    const chargeUnsent = sim.chargeUnsent.bind(sim);
+    const chargeUnsentRounds = sim.chargeUnsentRounds.bind(sim);
+    const chargeBulk = sim.chargeBulk.bind(sim);
+    sim.chargeUnsent = (...a: Parameters<SimPort['chargeUnsent']>) => (at(), chargeUnsent(...a));
+    sim.chargeUnsentRounds = (...a: Parameters<SimPort['chargeUnsentRounds']>) => (
+      at(),
+      chargeUnsentRounds(...a)
+    );
+    sim.chargeBulk = (...a: Parameters<SimPort['chargeBulk']>) => (at(), chargeBulk(...a));
     const deferred: number[] = [];
     for (const p of data) {
       await s.feed(p);
@@ -124,5 +139,12 @@ describe('sleeping reconciliation loops', () => {
     // for the next wake, poll 2 included (its read used to wake the loops: the venue had changed
     // since the read before, though the loops had seen the change in their real rounds).
     expect(deferred.slice(2)).toEqual([1, 2, 3, 4, 5, 6]);
+    // Half a minute after the order, the plan loop's round fell due on the timer the order gave it
+    // back: it sleeps through it (SleepingLoops.sleepThroughRound) instead of waking the others to
+    // charge everything slept through so far. From then on, charges happen at polls only.
+    const settled = data[1]!.t + 20_000;
+    const polled = new Set(data.map((p) => p.t));
+    expect(chargedAt.filter((t) => t > settled && !polled.has(t))).toEqual([]);
+    expect(chargedAt.filter((t) => t > settled).length).toBeGreaterThan(0);
   });
 });

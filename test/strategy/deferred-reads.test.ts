@@ -34,6 +34,27 @@ describe('DeferredReads', () => {
     expect(d.tryDefer(10_000)).toBe(true); // the 5 left the window at 10 s: 2 + 4
   });
 
+  it('has room for slept rounds while the windows, the rounds bound and the reads fit, a read less', () => {
+    const d = new DeferredReads(10_000, () =>
+      room({ window: [[0, 5 * W, 0]], rounds: { ip: 2 * W, uid: 0 } }),
+    );
+    expect(d.tryDefer(1_000)).toBe(true); // 5 + 2 + 1
+    expect(d.tryDefer(2_000)).toBe(true); // 5 + 2 + 2
+    expect(d.tryDefer(3_000)).toBe(true); // 5 + 2 + 3 = 10: no room for a fourth read...
+    expect(d.tryDefer(4_000)).toBe(false);
+    // ...but the rounds, already in the bound, fit with the three reads: 5 + 2 + 3 ≤ 10.
+    expect(d.roomForRounds(4_000)).toBe(true);
+    expect(d.size).toBe(3); // asking defers nothing
+    const full = new DeferredReads(10_000, () =>
+      room({ window: [[0, 9 * W, 0]], rounds: { ip: 2 * W, uid: 0 } }),
+    );
+    expect(full.roomForRounds(1_000)).toBe(false); // 9 + 2 > 10
+    expect(full.roomForRounds(10_000)).toBe(true); // the 9 left the window: 2 ≤ 10
+    // Not steady (a 429 backing off), or no bound for the rounds yet: never.
+    expect(new DeferredReads(10_000, () => room({ steady: false })).roomForRounds(1)).toBe(false);
+    expect(new DeferredReads(10_000, () => room({ rounds: undefined })).roomForRounds(1)).toBe(false);
+  });
+
   it('hands every deferred read over in order, and measures the room again after', () => {
     let measured = 0;
     const d = new DeferredReads(10_000, () => {

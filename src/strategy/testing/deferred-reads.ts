@@ -69,6 +69,22 @@ export class DeferredReads {
 
   /** Defers a tickers read at `t` (≥ every earlier one) when no window can refuse it; false otherwise. */
   tryDefer(t: number): boolean {
+    if (!this.#fits(t, 1)) return false;
+    this.#times.push(t);
+    return true;
+  }
+
+  /**
+   * True when no window up to `t` (≥ every deferred read) can refuse any round slept through or any
+   * deferred read: the same sum as `tryDefer`'s, without a read of its own. A reconciliation loop may
+   * then sleep through its round at `t` (RoundShortcut.sleepRoom).
+   */
+  roomForRounds(t: number): boolean {
+    return this.#fits(t, 0);
+  }
+
+  /** The check of the file comment at `t`, with `reads` more tickers reads there. */
+  #fits(t: number, reads: number): boolean {
     let room = this.#room;
     if (room === undefined) {
       room = this.#room = this.#measure();
@@ -97,15 +113,11 @@ export class DeferredReads {
     let head = this.#head;
     while ((times[head] ?? Number.POSITIVE_INFINITY) <= t - this.#spanMs) head++;
     this.#head = head;
-    const reads = times.length - head + 1;
-    if (
-      usedIp + room.rounds.ip + reads * TICKERS.ipWeight > room.limit.ip ||
-      usedUid + room.rounds.uid + reads * TICKERS.uidWeight > room.limit.uid
-    ) {
-      return false;
-    }
-    times.push(t);
-    return true;
+    const inWindow = times.length - head + reads;
+    return (
+      usedIp + room.rounds.ip + inWindow * TICKERS.ipWeight <= room.limit.ip &&
+      usedUid + room.rounds.uid + inWindow * TICKERS.uidWeight <= room.limit.uid
+    );
   }
 
   /** Hands over every deferred read (to be charged now); the room is measured again after that. */

@@ -131,6 +131,11 @@ export class Session {
   readonly #quietPolls: boolean;
   /** Quiet polls' tickers reads awaiting their charge (absent: every read is charged at once). */
   readonly #deferred: DeferredReads | undefined;
+  /**
+   * The venue's state version when the sleeping loops were last known to have seen it (a wake, or
+   * every sleeping loop asleep on it): while it holds, a quiet poll need not ask them again.
+   */
+  #versionSeen = -1;
   /** The symbols the strategies trade: only their tickers reach the engine. */
   readonly #watched: ReadonlySet<string>;
 
@@ -186,6 +191,7 @@ export class Session {
               ...(deferred !== undefined
                 ? {
                     takeDeferred: () => deferred.take(),
+                    sleepRoom: () => deferred.roomForRounds(this.vt.now()),
                     bulk: { spanMs: this.#deferralSpanMs(), charge: (b: BulkCharges) => this.#chargeBulk(b) },
                   }
                 : {}),
@@ -382,8 +388,13 @@ export class Session {
   #deferRead(t: number): boolean {
     const d = this.#deferred;
     if (d === undefined) return false;
-    const unchanged = this.sim.quiet() && this.reconciler.asleepOnCurrentVenue();
-    if (!unchanged || !d.tryDefer(t)) return false;
+    if (!this.sim.quiet()) return false;
+    const version = this.sim.stateVersion();
+    if (version !== this.#versionSeen) {
+      if (!this.reconciler.asleepOnCurrentVenue()) return false;
+      this.#versionSeen = version;
+    }
+    if (!d.tryDefer(t)) return false;
     // Charged in passes of DEFER_PASS: what waits stays bounded (memory stays flat).
     if (d.size >= DEFER_PASS) this.reconciler.wake();
     return true;
@@ -403,6 +414,7 @@ export class Session {
    */
   #readUnsent(): readonly Ticker[] | undefined {
     this.reconciler.wake();
+    this.#versionSeen = this.sim.stateVersion();
     const charged = this.engine.executor.unsent.charge(['tickers'], () => this.sim.chargeUnsent(['tickers']));
     return charged ? this.sim.tickersUnsent(this.#watched) : undefined;
   }
