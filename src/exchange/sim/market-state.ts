@@ -208,6 +208,8 @@ export class MarketState {
     | undefined;
   /** `viewsOf`'s scratch list of the slots present in the latest snapshot (emptied after each call). */
   readonly #present: SymbolSlot[] = [];
+  /** The same for `inSnapshotOrder` (a caller may ask it while iterating `viewsOf`'s result). */
+  readonly #ordered: SymbolSlot[] = [];
 
   /** `liquidityPerSnapshot`: what each snapshot offers per symbol and side (undefined: unlimited). */
   constructor(liquidityPerSnapshot: Dec | undefined) {
@@ -375,7 +377,19 @@ export class MarketState {
       for (let i = 0; i < rows.size; i++) if (wanted.has(rows.symbolAt(i))) out.push(rows.symbolAt(i));
       return out;
     }
-    return this.#inSnapshot(this.#slotsFor(symbols), []).map((s) => s.symbol);
+    // #inSnapshot over the symbols' slots, without a list of them: this runs at every snapshot while
+    // a plan is armed or an order rests.
+    const slots = this.#ordered;
+    let ordered = true;
+    for (const symbol of symbols) {
+      const s = this.#slots.get(symbol);
+      if (s !== undefined && !this.#pushPresent(s, slots)) ordered = false;
+    }
+    if (!ordered) slots.sort(bySnapshotIndex);
+    const out: string[] = [];
+    for (let i = 0; i < slots.length; i++) out.push((slots[i] as SymbolSlot).symbol);
+    slots.length = 0;
+    return out;
   }
 
   /**
@@ -384,15 +398,18 @@ export class MarketState {
    */
   #inSnapshot(slots: readonly SymbolSlot[], out: SymbolSlot[]): SymbolSlot[] {
     let ordered = true;
-    for (let i = 0; i < slots.length; i++) {
-      const s = slots[i] as SymbolSlot;
-      if (s.snapshot !== this.#snapshot) continue;
-      const before = out[out.length - 1];
-      if (before !== undefined && before.index > s.index) ordered = false;
-      out.push(s);
-    }
+    for (let i = 0; i < slots.length; i++)
+      if (!this.#pushPresent(slots[i] as SymbolSlot, out)) ordered = false;
     if (!ordered) out.sort(bySnapshotIndex);
     return out;
+  }
+
+  /** Appends `s` to `out` when the latest snapshot holds it; false when it comes before `out`'s last. */
+  #pushPresent(s: SymbolSlot, out: SymbolSlot[]): boolean {
+    if (s.snapshot !== this.#snapshot) return true;
+    const before = out[out.length - 1];
+    out.push(s);
+    return before === undefined || before.index <= s.index;
   }
 
   #viewAt(i: number): TickerView {

@@ -183,6 +183,8 @@ export class SimPlans {
   /** Per symbol: the untriggered plans (the only ones a snapshot looks at). */
   readonly #armed = new Map<string, Set<string>>();
   #armedCount = 0;
+  /** `#armedSymbols()` until the armed plans change (asked at every snapshot while one is armed). */
+  #armedList: readonly string[] | undefined;
   /** Child order id → plan id, while the child is active. */
   readonly #byChild = new Map<string, string>();
   readonly #expiries = new DueQueue<Due>();
@@ -417,10 +419,11 @@ export class SimPlans {
 
   // -------------------------------------------------------------------------------------------
 
-  #armedSymbols(): string[] {
+  #armedSymbols(): readonly string[] {
+    if (this.#armedList !== undefined) return this.#armedList;
     const out: string[] = [];
     for (const [s, ids] of this.#armed) if (ids.size > 0) out.push(s);
-    return out;
+    return (this.#armedList = out);
   }
 
   #asOf(t: number): SimPlan[] {
@@ -541,6 +544,7 @@ export class SimPlans {
     }
     const armed = p.status === 'untriggered';
     if (armed !== (prev?.status === 'untriggered')) {
+      this.#armedList = undefined;
       let ids = this.#armed.get(p.symbol);
       if (ids === undefined) this.#armed.set(p.symbol, (ids = new Set()));
       if (armed) {
