@@ -449,6 +449,9 @@ export class Reconciler {
         'reconcile: events for orders in neither the output nor the store',
       );
     if (r.committed.changed.length > 0 || r.committed.fillsRecorded > 0) this.#lastActivityAt = r.at;
+    // Orders changed under loops that sleep on (another loop's round found it): their pace from now
+    // on follows the live orders as they are now, as a loop with a timer would read them.
+    if (r.committed.changed.length > 0) this.#sleep?.restatus();
     d.onRound?.(r);
   }
 

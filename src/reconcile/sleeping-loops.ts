@@ -191,6 +191,21 @@ export class SleepingLoops {
   }
 
   /**
+   * The live orders changed while loops sleep (a round of another loop committed a change, at the
+   * instant it ran: every round due by then is charged). A sleeping loop's pace follows the statuses
+   * of the live orders (poll-interval.ts), which it kept from when it fell asleep: its rounds from
+   * now on take today's. (A plan canceled while the fills loop slept kept that loop at the pace of a
+   * book with an order in it: one round too many once the idle pace was due.)
+   */
+  restatus(): void {
+    if (this.#dormant.size === 0) return;
+    const statuses = mapToObjects(this.#h.store.openOrders(), (o) => o.status);
+    for (const [loop, d] of this.#dormant) {
+      this.#dormant.set(loop, { due: d.due, version: d.version, statuses });
+    }
+  }
+
+  /**
    * Every sleeping loop fell asleep at its venue's current version: a `wake` now (without `work`,
    * the venue quiet) would give no loop its timer back, only charge what they slept through.
    */
