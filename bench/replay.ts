@@ -19,6 +19,7 @@
 // several loops over the lines already in memory (decompression excluded): the strictest baseline.
 // Wall-clock rates are given too; on a shared machine CPU time is the steadier figure.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { gunzipSync } from 'node:zlib';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -125,6 +126,12 @@ export interface MarginalFigures {
   readonly quietRatioToBareParse: number;
   /** What the engine adds to parse + tickers per quiet poll (target ≤ 2 µs). */
   readonly engineMicrosPerQuietPoll: number;
+  /**
+   * CPU µs per line of gunzipping the longer recording (best of three, in memory). Every replay pays
+   * it (on a libuv worker thread: process CPU) and the bare parse does not, so it is part of the
+   * quiet poll's figure above; shown apart, not subtracted.
+   */
+  readonly gzipInflateMicrosPerLine: number;
   /** CPU per order of sma-cross beyond the quiet replay, 1× recording: (sma − idle) ÷ orders (target ≤ 50 µs). */
   readonly engineMicrosPerOrder: number;
   /**
@@ -191,6 +198,19 @@ export function baselineLines(lines: readonly string[]): readonly string[] {
   const out: string[] = [];
   for (let i = 0; i < times; i++) out.push(...lines);
   return out;
+}
+
+/** CPU milliseconds of the best of `runs` gunzips of the file at `path` (read once, inflated in memory). */
+function gunzipCpuMs(path: string, runs = 3): number {
+  const raw = readFileSync(path);
+  let best = Number.POSITIVE_INFINITY;
+  for (let r = 0; r < runs; r++) {
+    const c0 = process.cpuUsage();
+    gunzipSync(raw);
+    const c = process.cpuUsage(c0);
+    best = Math.min(best, (c.user + c.system) / 1000);
+  }
+  return best;
 }
 
 /** CPU milliseconds of the best of `runs` bare JSON.parse loops over `lines`. */
@@ -365,6 +385,7 @@ export async function benchReplay(
         quietReplayMicrosPerPoll: round(quietPerPoll),
         quietRatioToBareParse: round(perLine / quietPerPoll, 4),
         engineMicrosPerQuietPoll: round(quietPerPoll - micros(tickersFloorMs, lines.length), 2),
+        gzipInflateMicrosPerLine: round(micros(gunzipCpuMs(longer), lines.length * factor), 3),
         engineMicrosPerOrder: round(micros(one.cpuMs - idleOne.cpuMs, one.orders), 1),
         engineMicrosPerOrderMarginal: round(
           micros(four.cpuMs - one.cpuMs - (idleFour.cpuMs - idleOne.cpuMs), four.orders - one.orders),

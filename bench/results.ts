@@ -129,6 +129,13 @@ export const FIGURES: readonly Figure[] = [
   },
   {
     section: 'replay',
+    key: 'gzipInflateMicrosPerLine',
+    label:
+      'Of which gzip decompression per line (a worker thread: process CPU; the bare parse reads lines already in memory), 1-minute bars',
+    unit: 'µs',
+  },
+  {
+    section: 'replay',
     key: 'ticksEngineMicrosPerQuietPoll',
     label: 'Engine cost per quiet poll, 1-second tickers',
     unit: 'µs',
