@@ -18,8 +18,10 @@
 // replay's measured around runBacktest (strategy loading excluded), the bare parse's as the best of
 // several loops over the lines already in memory (decompression excluded): the strictest baseline.
 // Wall-clock rates are given too; on a shared machine CPU time is the steadier figure.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { gunzipSync } from 'node:zlib';
+import { createReadStream, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { createGunzip } from 'node:zlib';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -200,13 +202,17 @@ export function baselineLines(lines: readonly string[]): readonly string[] {
   return out;
 }
 
-/** CPU milliseconds of the best of `runs` gunzips of the file at `path` (read once, inflated in memory). */
-function gunzipCpuMs(path: string, runs = 3): number {
-  const raw = readFileSync(path);
+/**
+ * CPU milliseconds of the best of `runs` gunzips of the file at `path`, streamed and discarded. Not
+ * `gunzipSync`: the whole text in this process's memory raised its resident set, and a child forked
+ * after that starts with it as its peak (Linux keeps the high-water mark across fork and exec): every
+ * later child's peak RSS read the parent's (run AU, BENCHMARKS.md).
+ */
+async function gunzipCpuMs(path: string, runs = 3): Promise<number> {
   let best = Number.POSITIVE_INFINITY;
   for (let r = 0; r < runs; r++) {
     const c0 = process.cpuUsage();
-    gunzipSync(raw);
+    await pipeline(createReadStream(path), createGunzip(), new Writable({ write: (_c, _e, done) => done() }));
     const c = process.cpuUsage(c0);
     best = Math.min(best, (c.user + c.system) / 1000);
   }
@@ -385,7 +391,7 @@ export async function benchReplay(
         quietReplayMicrosPerPoll: round(quietPerPoll),
         quietRatioToBareParse: round(perLine / quietPerPoll, 4),
         engineMicrosPerQuietPoll: round(quietPerPoll - micros(tickersFloorMs, lines.length), 2),
-        gzipInflateMicrosPerLine: round(micros(gunzipCpuMs(longer), lines.length * factor), 3),
+        gzipInflateMicrosPerLine: round(micros(await gunzipCpuMs(longer), lines.length * factor), 3),
         engineMicrosPerOrder: round(micros(one.cpuMs - idleOne.cpuMs, one.orders), 1),
         engineMicrosPerOrderMarginal: round(
           micros(four.cpuMs - one.cpuMs - (idleFour.cpuMs - idleOne.cpuMs), four.orders - one.orders),
