@@ -191,11 +191,13 @@ export class SleepingLoops {
   }
 
   /**
-   * The live orders changed while loops sleep (a round of another loop committed a change, at the
-   * instant it ran: every round due by then is charged). A sleeping loop's pace follows the statuses
-   * of the live orders (poll-interval.ts), which it kept from when it fell asleep: its rounds from
-   * now on take today's. (A plan canceled while the fills loop slept kept that loop at the pace of a
-   * book with an order in it: one round too many once the idle pace was due.)
+   * The live orders changed while loops sleep (a round of another loop committed a change). A
+   * sleeping loop's pace follows the statuses of the live orders (poll-interval.ts), which it kept
+   * from when it fell asleep: its rounds from now on take today's. (A plan canceled while the fills
+   * loop slept kept that loop at the pace of a book with an order in it: one round too many once the
+   * idle pace was due.) Its rounds due by now keep the old pace because they are charged already:
+   * a loop's round starts with a wake (Reconciler.#tick), and the rounds run outside the loops
+   * (recovery before they start, shutdown after `stop`) run while none sleeps.
    */
   restatus(): void {
     if (this.#dormant.size === 0) return;

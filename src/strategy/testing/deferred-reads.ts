@@ -75,9 +75,10 @@ export class DeferredReads {
   }
 
   /**
-   * True when no window up to `t` (≥ every deferred read) can refuse any round slept through or any
-   * deferred read: the same sum as `tryDefer`'s, without a read of its own. A reconciliation loop may
-   * then sleep through its round at `t` (RoundShortcut.sleepRoom).
+   * True when no window up to `t` can refuse any round slept through or any deferred read: the same
+   * sum as `tryDefer`'s, without a read of its own. A reconciliation loop may then sleep through its
+   * round at `t` (RoundShortcut.sleepRoom). Like `tryDefer`, it moves the window's cursors on to `t`:
+   * `t` never decreases from one call of either to the next (virtual time).
    */
   roomForRounds(t: number): boolean {
     return this.#fits(t, 0);
