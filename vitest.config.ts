@@ -6,5 +6,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    // A TMPDIR of the run's own, removed at its end (test/global-tmpdir.ts).
+    globalSetup: ['test/global-tmpdir.ts'],
   },
 });
