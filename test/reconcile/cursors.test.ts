@@ -21,6 +21,7 @@ import {
   type FillsCursor,
   type FillsPagingConfig,
 } from '../../src/reconcile/cursors.ts';
+import { decodePlanCursor } from '../../src/reconcile/plan-cursor.ts';
 import { BTC, T0, localOrder } from './fixtures.ts';
 
 const ETH = symbolId('cmt_ethusdt');
@@ -187,6 +188,45 @@ describe('fills paging', () => {
     fc.assert(
       fc.property(text, (t) => {
         const got = decodeFillsCursor(t);
+        expect(got).toStrictEqual(bySchema(t));
+        if (Object.keys(got).length > 0) decoded++;
+      }),
+      { numRuns: 2000 },
+    );
+    expect(decoded).toBeGreaterThan(200);
+  });
+
+  it('decodes a plan cursor as its schema does, whatever the text (property)', () => {
+    const schema = z.record(z.string(), z.number().int().nonnegative());
+    const bySchema = (text: string): unknown => {
+      let raw: unknown;
+      try {
+        raw = JSON.parse(text);
+      } catch {
+        return {};
+      }
+      const r = schema.safeParse(raw);
+      return r.success ? r.data : {};
+    };
+    const end = fc.oneof(
+      { arbitrary: fc.integer({ min: 0, max: 2 ** 53 - 1 }), weight: 8 },
+      { arbitrary: fc.constantFrom(-1, -0, 1.5, 2 ** 53, 1e300, '5', null, true, [], {}), weight: 1 },
+    );
+    const key = fc.oneof(
+      { arbitrary: fc.constantFrom('cmt_btcusdt', 'cmt_ethusdt'), weight: 4 },
+      { arbitrary: fc.constantFrom('__proto__', 'constructor', '', '0', 'toString'), weight: 1 },
+      { arbitrary: fc.string(), weight: 1 },
+    );
+    const text = fc.oneof(
+      { arbitrary: fc.dictionary(key, end, { maxKeys: 4 }).map((c) => JSON.stringify(c)), weight: 6 },
+      { arbitrary: fc.constantFrom('{"__proto__":5}', '{"a":1,"__proto__":{"b":2}}'), weight: 1 },
+      { arbitrary: fc.constantFrom('null', '[]', '[1]', '7', '"x"', '{', '', '{}'), weight: 1 },
+      { arbitrary: fc.string(), weight: 1 },
+    );
+    let decoded = 0;
+    fc.assert(
+      fc.property(text, (t) => {
+        const got = decodePlanCursor(t);
         expect(got).toStrictEqual(bySchema(t));
         if (Object.keys(got).length > 0) decoded++;
       }),

@@ -188,7 +188,22 @@ export function parseCancelBody(body: unknown, known: (s: string) => boolean): P
   if (!isRecord(body)) return no(REJECT.validation('the body must be a JSON object'));
   const b = cancelOrderBodySchema.safeParse(body);
   if (!b.success) return no(rejectFromIssues(body, b.error));
-  const { symbol, orderId, clientOid } = b.data;
+  return cancelSelectorOf(b.data, known);
+}
+
+/**
+ * A cancel's selector from values its body check accepted (a parsed body, or the in-process port's
+ * request without an empty value: requests.ts `cancelNeedsWire`), with the venue's refusals.
+ */
+export function cancelSelectorOf(
+  ids: {
+    readonly symbol?: string | undefined;
+    readonly orderId?: string | undefined;
+    readonly clientOid?: string | undefined;
+  },
+  known: (s: string) => boolean,
+): Parsed<CancelSelector> {
+  const { symbol, orderId, clientOid } = ids;
   if (symbol !== undefined && !known(symbol)) return no(REJECT.invalid('symbol'));
   if (orderId === undefined && clientOid === undefined) return no(REJECT.empty('orderId or clientOid'));
   if (orderId !== undefined && !/^\d{1,30}$/.test(orderId)) return no(REJECT.invalid('orderId'));

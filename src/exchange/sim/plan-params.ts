@@ -42,26 +42,41 @@ export function parsePlanOrderBody(body: unknown, known: (s: string) => boolean)
   const b = planOrderBodySchema.safeParse(body);
   if (!b.success) return { ok: false, reject: rejectFromIssues(body, b.error) };
   const w = b.data;
-  if (!known(w.symbol)) return { ok: false, reject: REJECT.invalid('symbol') };
   const side = SIDE_BY_WIRE[w.type];
-  if (side === undefined) return { ok: false, reject: REJECT.invalid('type') };
+  if (side === undefined) return { ok: false, reject: REJECT.invalid('type') }; // the schema admits 1..4
   const limit = w.match_type === '0';
-  const execute = dec(w.execute_price);
-  if (limit && execute.lte(0)) return { ok: false, reject: REJECT.invalid('execute_price') };
   const marginMode: MarginMode = w.marginMode === 3 || w.marginMode === '3' ? 'ISOLATED' : 'SHARED';
   const source = triggerSourceOf(w.triggerPriceType);
-  return ok({
-    symbol: w.symbol,
-    request: {
+  return planInputOf(
+    w.symbol,
+    {
       clientOid: w.client_oid,
       side,
       size: dec(w.size),
       triggerPrice: dec(w.trigger_price),
-      ...(limit ? { executePrice: execute } : {}),
+      ...(limit ? { executePrice: dec(w.execute_price) } : {}),
       marginMode,
       ...(source !== undefined ? { triggerSource: source } : {}),
     },
-  });
+    known,
+  );
+}
+
+/**
+ * A plan placement from a request its body check accepted (a parsed body, or the in-process port's
+ * request: requests.ts `planRequestOfEntry`), with the venue's refusals: an empty symbol 40019, one
+ * not listed 40020, a limit plan without a positive execute_price 40020.
+ */
+export function planInputOf(
+  symbol: string,
+  request: SimPlanRequest,
+  known: (s: string) => boolean,
+): Parsed<PlanOrderInput> {
+  if (symbol === '') return { ok: false, reject: REJECT.empty('symbol') };
+  if (!known(symbol)) return { ok: false, reject: REJECT.invalid('symbol') };
+  if (request.executePrice !== undefined && request.executePrice.lte(0))
+    return { ok: false, reject: REJECT.invalid('execute_price') };
+  return ok({ symbol, request });
 }
 
 /** cancel_plan: the body of cancel_order (`symbol`, `orderId` or `clientOid`). */

@@ -1,10 +1,13 @@
-// The in-process port's placements as the venue's requests, without writing the body as text and
-// parsing it back: what `parsePlaceOrderBody` / `parseBatchOrdersBody` (./params.ts) make of the body
-// WeexClient would send for the same entry (`placeEntryToWire`), no margin mode given.
-// test/exchange/sim/requests.property.test.ts checks both paths give the same requests and refusals.
+// The in-process port's placements and cancels as the venue's requests, without writing the body as
+// text and parsing it back: what `parsePlaceOrderBody` / `parseBatchOrdersBody` (./params.ts),
+// `parsePlanOrderBody` and `parseCancelBody` (./plan-params.ts, ./params.ts) make of the body WeexClient
+// would send for the same entry or request (`placeEntryToWire`, `planEntryToWire`, `cancelBody`), no
+// margin mode given. test/exchange/sim/requests.property.test.ts checks both paths give the same
+// requests and refusals. Whatever a typed value could hold that the venue's body checks would refuse
+// (a client_oid outside the pattern, an empty id) is left to the wire body and the venue's own refusal.
 import { CLIENT_OID_PATTERN } from '../../core/ids.ts';
-import type { PlaceEntry } from '../port.ts';
-import type { SimOrderRequest } from './model.ts';
+import type { CancelPlanRequest, CancelRequest, PlaceEntry, PlanEntry } from '../port.ts';
+import type { SimOrderRequest, SimPlanRequest } from './model.ts';
 
 /**
  * The entry's request; undefined when its body would not pass the venue's body checks as it is (a
@@ -34,4 +37,31 @@ export function requestsOfEntries(entries: readonly PlaceEntry[]): SimOrderReque
     out.push(r);
   }
   return out;
+}
+
+/** The plan entry's request; undefined when its body would not pass the body checks as it is. */
+export function planRequestOfEntry(e: PlanEntry): SimPlanRequest | undefined {
+  if (!CLIENT_OID_PATTERN.test(e.clientOid)) return undefined;
+  return {
+    clientOid: e.clientOid,
+    side: e.side,
+    size: e.size,
+    triggerPrice: e.triggerPrice,
+    ...(e.executePrice !== undefined ? { executePrice: e.executePrice } : {}),
+    marginMode: 'SHARED',
+  };
+}
+
+/** The body of cancel_order and cancel_plan, as WeexClient sends it: the symbol and the ids given. */
+export function cancelBody(req: CancelRequest | CancelPlanRequest): Record<string, string> {
+  return {
+    symbol: req.symbol,
+    ...(req.orderId !== undefined ? { orderId: req.orderId } : {}),
+    ...(req.clientOid !== undefined ? { clientOid: req.clientOid } : {}),
+  };
+}
+
+/** True when `cancelBody(req)` holds an empty value (left to the wire: the body check names it). */
+export function cancelNeedsWire(req: CancelRequest | CancelPlanRequest): boolean {
+  return req.symbol === '' || req.orderId === '' || req.clientOid === '';
 }

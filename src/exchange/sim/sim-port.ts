@@ -70,15 +70,29 @@ import { FaultInjector, NO_FAULTS, type FaultProfile, type RequestFaults } from 
 import { madeOnce } from './made-once.ts';
 import { MatchingCore, type MatchingConfig } from './matching.ts';
 import type { SimFill, SimOrder, SimPlan } from './model.ts';
-import { batchInputOf, placeInputOf, queryParamsOf, type Parsed, type QueryParams } from './params.ts';
-import { requestOfEntry, requestsOfEntries } from './requests.ts';
+import {
+  batchInputOf,
+  cancelSelectorOf,
+  placeInputOf,
+  queryParamsOf,
+  type Parsed,
+  type QueryParams,
+} from './params.ts';
+import { planInputOf } from './plan-params.ts';
+import {
+  cancelBody,
+  cancelNeedsWire,
+  planRequestOfEntry,
+  requestOfEntry,
+  requestsOfEntries,
+} from './requests.ts';
 import { fillReportOf, orderReportOf, planReportOf } from './reports.ts';
 import { DEFAULT_SIM_RETENTION_MS } from './retention.ts';
 import type { SimStatsSnapshot } from './stats.ts';
 import { httpStatusOf, type VenueReject } from './venue-errors.ts';
 import type { PlanRowStyle } from './plan-wire.ts';
 import { SimVenue, type SimFillsPage, type SimPlanPage, type VenueReply } from './venue.ts';
-import type { WireBatchReplyOut, WirePlaceReplyOut } from './wire.ts';
+import type { WireBatchReplyOut, WireCancelReplyOut, WirePlaceReplyOut } from './wire.ts';
 import { WeightLimiter, type WeightLimits } from './weights.ts';
 
 /** `retentionMs` defaults to DEFAULT_SIM_RETENTION_MS here (Infinity keeps everything). */
@@ -366,13 +380,27 @@ export class SimPort implements ExchangePort {
   }
 
   cancelOrder(req: CancelRequest): Promise<CancelOutcome> {
-    const body = cancelBody(req);
+    const refused = (r: VenueReject): CancelOutcome => refusedCancel(req, r.code, r.msg);
+    if (cancelNeedsWire(req)) {
+      return this.#run<CancelOutcome>(
+        'cancelOrder',
+        NO_PARAMS,
+        cancelBody(req),
+        (b) => cancelOutcomeFromWire(cancelOrderReplySchema.parse(b)),
+        refused,
+      );
+    }
+    // The selector the venue would parse from the body; its reply is the venue's own object.
     return this.#run<CancelOutcome>(
       'cancelOrder',
       NO_PARAMS,
-      body,
-      (b) => cancelOutcomeFromWire(cancelOrderReplySchema.parse(b)),
-      (r) => refusedCancel(req, r.code, r.msg),
+      undefined,
+      (b) => cancelOutcomeFromWire(b as WireCancelReplyOut),
+      refused,
+      () => {
+        const sel = cancelSelectorOf(req, this.#known);
+        return sel.ok ? this.venue.cancelSelected(sel.value) : { ok: false, reject: sel.reject };
+      },
     );
   }
 
@@ -462,27 +490,65 @@ export class SimPort implements ExchangePort {
   }
 
   placePlan(symbol: SymbolId, entry: PlanEntry): Promise<PlaceOutcome> {
+    const rejected = (r: VenueReject): PlaceOutcome => ({
+      clientOid: entry.clientOid,
+      outcome: 'rejected',
+      code: r.code,
+      message: r.msg,
+    });
+    const request = planRequestOfEntry(entry);
+    if (request === undefined) {
+      return this.#run<PlaceOutcome>(
+        'planOrder',
+        NO_PARAMS,
+        planEntryToWire(symbol, entry),
+        (body) => ({
+          clientOid: entry.clientOid,
+          outcome: 'accepted',
+          orderId: toOrderId(planOrderReplySchema.parse(body).order_id),
+        }),
+        rejected,
+      );
+    }
+    // The request the venue would parse from the body; its reply is the venue's own object.
     return this.#run<PlaceOutcome>(
       'planOrder',
       NO_PARAMS,
-      planEntryToWire(symbol, entry),
+      undefined,
       (body) => ({
         clientOid: entry.clientOid,
         outcome: 'accepted',
-        orderId: toOrderId(planOrderReplySchema.parse(body).order_id),
+        orderId: toOrderId((body as { readonly order_id: string }).order_id),
       }),
-      (r) => ({ clientOid: entry.clientOid, outcome: 'rejected', code: r.code, message: r.msg }),
+      rejected,
+      () => {
+        const input = planInputOf(symbol, request, this.#known);
+        return input.ok ? this.venue.placePlan(input.value) : { ok: false, reject: input.reject };
+      },
     );
   }
 
   cancelPlan(req: CancelPlanRequest): Promise<CancelOutcome> {
-    const body = cancelBody(req);
+    const refused = (r: VenueReject): CancelOutcome => refusedCancel(req, r.code, r.msg);
+    if (cancelNeedsWire(req)) {
+      return this.#run<CancelOutcome>(
+        'cancelPlan',
+        NO_PARAMS,
+        cancelBody(req),
+        (b) => cancelOutcomeFromWire(cancelPlanReplySchema.parse(b)),
+        refused,
+      );
+    }
     return this.#run<CancelOutcome>(
       'cancelPlan',
       NO_PARAMS,
-      body,
-      (b) => cancelOutcomeFromWire(cancelPlanReplySchema.parse(b)),
-      (r) => refusedCancel(req, r.code, r.msg),
+      undefined,
+      (b) => cancelOutcomeFromWire(b as WireCancelReplyOut),
+      refused,
+      () => {
+        const sel = cancelSelectorOf(req, this.#known);
+        return sel.ok ? this.venue.cancelPlanSelected(sel.value) : { ok: false, reject: sel.reject };
+      },
     );
   }
 
@@ -597,13 +663,4 @@ export class SimPort implements ExchangePort {
       retry,
     );
   }
-}
-
-/** The body of cancel_order and cancel_plan: the symbol and whichever ids are given. */
-function cancelBody(req: CancelRequest | CancelPlanRequest): Record<string, string> {
-  return {
-    symbol: req.symbol,
-    ...(req.orderId !== undefined ? { orderId: req.orderId } : {}),
-    ...(req.clientOid !== undefined ? { clientOid: req.clientOid } : {}),
-  };
 }

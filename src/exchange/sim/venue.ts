@@ -6,7 +6,7 @@ import type { Endpoint, EndpointId } from '../../core/endpoints.ts';
 import { contractToWire } from './contracts.ts';
 import { FaultInjector, NO_FAULTS, type RequestFaults } from './faults.ts';
 import { madeOnce } from './made-once.ts';
-import type { MatchingCore } from './matching.ts';
+import type { CancelSelector, MatchingCore } from './matching.ts';
 import type { SimFill, SimOrder, SimPlan } from './model.ts';
 import {
   parseBatchOrdersBody,
@@ -20,7 +20,13 @@ import {
   type PlaceOrderInput,
   type QueryParams,
 } from './params.ts';
-import { parseCancelPlanBody, parseCurrentPlanQuery, parsePlanOrderBody } from './plan-params.ts';
+import {
+  parseCancelPlanBody,
+  parseCurrentPlanQuery,
+  parsePlanOrderBody,
+  type PlanOrderInput,
+} from './plan-params.ts';
+import type { PlanSelector } from './plans.ts';
 import { planRowToWire, type PlanRowStyle, type WirePlanRowOut } from './plan-wire.ts';
 import { mapToObjects } from '../../core/object-lists.ts';
 import type { OrderSide } from '../../core/orders.ts';
@@ -199,8 +205,12 @@ export class SimVenue {
 
   cancelOrder(body: unknown): VenueReply {
     const p = parseCancelBody(body, this.#known);
-    if (!p.ok) return noReply(p.reject);
-    const r = this.core.cancel(this.core.now, p.value);
+    return p.ok ? this.cancelSelected(p.value) : noReply(p.reject);
+  }
+
+  /** A checked cancel (a parsed body, or the in-process port's selector: params.ts cancelSelectorOf). */
+  cancelSelected(sel: CancelSelector): VenueReply {
+    const r = this.core.cancel(this.core.now, sel);
     return r.ok ? okReply(cancelReplyToWire(r.order)) : noReply(r.reject);
   }
 
@@ -296,8 +306,12 @@ export class SimVenue {
   /** plan_order: `{client_oid, order_id}` like placeOrder (the client_oid echoed). */
   planOrder(body: unknown): VenueReply {
     const p = parsePlanOrderBody(body, this.#known);
-    if (!p.ok) return noReply(p.reject);
-    const r = this.core.placePlan(this.core.now, p.value.symbol, p.value.request);
+    return p.ok ? this.placePlan(p.value) : noReply(p.reject);
+  }
+
+  /** A checked plan placement (a parsed body, or the in-process port's request: plan-params.ts planInputOf). */
+  placePlan(input: PlanOrderInput): VenueReply {
+    const r = this.core.placePlan(this.core.now, input.symbol, input.request);
     return r.ok
       ? okReply({ client_oid: r.plan.clientOid ?? null, order_id: r.plan.orderId })
       : noReply(r.reject);
@@ -306,8 +320,12 @@ export class SimVenue {
   /** cancel_plan: `{order_id, client_oid, result, err_msg}`; an unknown or finished plan is 50005. */
   cancelPlan(body: unknown): VenueReply {
     const p = parseCancelPlanBody(body, this.#known);
-    if (!p.ok) return noReply(p.reject);
-    const r = this.core.cancelPlan(this.core.now, p.value);
+    return p.ok ? this.cancelPlanSelected(p.value) : noReply(p.reject);
+  }
+
+  /** A checked plan cancel (a parsed body, or the in-process port's selector). */
+  cancelPlanSelected(sel: PlanSelector): VenueReply {
+    const r = this.core.cancelPlan(this.core.now, sel);
     return r.ok
       ? okReply({
           order_id: r.plan.orderId,

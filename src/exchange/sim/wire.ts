@@ -156,12 +156,15 @@ export function batchEntryToWire(
       };
 }
 
-export function cancelReplyToWire(o: SimOrder): {
-  order_id: string;
-  client_oid: string | null;
-  result: true;
-  err_msg: null;
-} {
+/** cancelOrder's and cancel_plan's reply. */
+export interface WireCancelReplyOut {
+  readonly order_id: string;
+  readonly client_oid: string | null;
+  readonly result: true;
+  readonly err_msg: null;
+}
+
+export function cancelReplyToWire(o: SimOrder): WireCancelReplyOut {
   return { order_id: o.orderId, client_oid: o.clientOid, result: true, err_msg: null };
 }
 

@@ -1,21 +1,31 @@
-// The in-process port places orders from their requests (src/exchange/sim/requests.ts, params.ts
-// placeInputOf / batchInputOf), without the wire body. Property: for any entries and symbol, those
-// requests and refusals are exactly what the venue's body parsers make of the body the port (and
-// WeexClient) would send; and an entry the direct path leaves to the wire is one the venue refuses.
+// The in-process port places orders and plans and cancels them from their requests
+// (src/exchange/sim/requests.ts, params.ts placeInputOf / batchInputOf / cancelSelectorOf,
+// plan-params.ts planInputOf), without the wire body. Property: for any entries, requests and symbol,
+// those requests and refusals are exactly what the venue's body parsers make of the body the port
+// (and WeexClient) would send; and an entry the direct path leaves to the wire is one the venue refuses.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { dec } from '../../../src/core/decimal.ts';
 import { VENUE_LIMITS } from '../../../src/core/endpoints.ts';
-import { clientOid } from '../../../src/core/ids.ts';
-import type { PlaceEntry } from '../../../src/exchange/port.ts';
+import { clientOid as toClientOid, orderId, symbolId } from '../../../src/core/ids.ts';
+import type { CancelRequest, PlaceEntry, PlanEntry } from '../../../src/exchange/port.ts';
 import {
   batchInputOf,
+  cancelSelectorOf,
   parseBatchOrdersBody,
+  parseCancelBody,
   parsePlaceOrderBody,
   placeInputOf,
 } from '../../../src/exchange/sim/params.ts';
-import { requestOfEntry, requestsOfEntries } from '../../../src/exchange/sim/requests.ts';
-import { placeEntryToWire } from '../../../src/exchange/weex/mappers.ts';
+import { parsePlanOrderBody, planInputOf } from '../../../src/exchange/sim/plan-params.ts';
+import {
+  cancelBody,
+  cancelNeedsWire,
+  planRequestOfEntry,
+  requestOfEntry,
+  requestsOfEntries,
+} from '../../../src/exchange/sim/requests.ts';
+import { placeEntryToWire, planEntryToWire } from '../../../src/exchange/weex/mappers.ts';
 
 const known = (s: string): boolean => s === 'cmt_btcusdt' || s === 'cmt_ethusdt';
 const symbol = fc.constantFrom('cmt_btcusdt', 'cmt_ethusdt', 'cmt_nope', '');
@@ -40,7 +50,7 @@ const entry: fc.Arbitrary<PlaceEntry> = fc
     sl: fc.option(decimal, { nil: undefined }),
   })
   .map((r): PlaceEntry => ({
-    clientOid: clientOid(r.clientOid),
+    clientOid: toClientOid(r.clientOid),
     side: r.side,
     orderType: r.orderType,
     size: r.size,
@@ -92,9 +102,74 @@ describe('in-process placements: requests without the wire body', () => {
     );
   });
 
+  it('a plan: the same request or refusal as its plan_order body', () => {
+    const plan: fc.Arbitrary<PlanEntry> = fc
+      .record({
+        clientOid: oid,
+        side: fc.constantFrom('open_long', 'open_short', 'close_long', 'close_short'),
+        size: decimal,
+        triggerPrice: decimal,
+        executePrice: fc.option(decimal, { nil: undefined }),
+      })
+      .map((r): PlanEntry => ({
+        clientOid: toClientOid(r.clientOid),
+        side: r.side,
+        size: r.size,
+        triggerPrice: r.triggerPrice,
+        ...(r.executePrice !== undefined ? { executePrice: r.executePrice } : {}),
+      }));
+    let direct = 0;
+    fc.assert(
+      fc.property(symbol, plan, (sym, e) => {
+        const parsed = parsePlanOrderBody(sent(planEntryToWire(sym, e)), known);
+        const request = planRequestOfEntry(e);
+        if (request === undefined) {
+          expect(parsed.ok).toBe(false);
+          return;
+        }
+        expect(planInputOf(sym, request, known)).toEqual(parsed);
+        if (parsed.ok) direct++;
+      }),
+      { numRuns: 400 },
+    );
+    expect(direct).toBeGreaterThan(50);
+  });
+
+  it('a cancel (of an order or a plan): the same selector or refusal as its body', () => {
+    const id = fc.oneof(
+      { weight: 6, arbitrary: fc.stringMatching(/^\d{1,30}$/) },
+      { weight: 1, arbitrary: fc.oneof(fc.constant(''), fc.string({ maxLength: 32 })) },
+    );
+    const req: fc.Arbitrary<CancelRequest> = fc
+      .record({
+        symbol,
+        orderId: fc.option(id, { nil: undefined }),
+        clientOid: fc.option(oid, { nil: undefined }),
+      })
+      .map((r): CancelRequest => ({
+        symbol: symbolId(r.symbol),
+        ...(r.orderId !== undefined ? { orderId: orderId(r.orderId) } : {}),
+        ...(r.clientOid !== undefined ? { clientOid: toClientOid(r.clientOid) } : {}),
+      }));
+    let direct = 0;
+    fc.assert(
+      fc.property(req, (r) => {
+        const parsed = parseCancelBody(sent(cancelBody(r)), known);
+        if (cancelNeedsWire(r)) {
+          expect(parsed.ok).toBe(false); // an empty value: the body check names it
+          return;
+        }
+        expect(cancelSelectorOf(r, known)).toEqual(parsed);
+        if (parsed.ok) direct++;
+      }),
+      { numRuns: 400 },
+    );
+    expect(direct).toBeGreaterThan(50);
+  });
+
   it("refuses a body's symbol as the venue does: absent or empty 40019, not text or not listed 40020", () => {
     const entry = placeEntryToWire({
-      clientOid: clientOid('s-1'),
+      clientOid: toClientOid('s-1'),
       side: 'open_long',
       orderType: 'normal',
       size: dec('0.01'),
