@@ -56,6 +56,7 @@ import {
   planEntryToWire,
   tickerFromWire,
   refusedCancel,
+  refusedPlacement,
 } from '../weex/mappers.ts';
 import {
   batchOrdersReplySchema,
@@ -307,12 +308,7 @@ export class SimPort implements ExchangePort {
   }
 
   placeOrder(symbol: SymbolId, entry: PlaceEntry): Promise<PlaceOutcome> {
-    const rejected = (r: VenueReject): PlaceOutcome => ({
-      clientOid: entry.clientOid,
-      outcome: 'rejected',
-      code: r.code,
-      message: r.msg,
-    });
+    const rejected = (r: VenueReject): PlaceOutcome => refusedPlacement(entry.clientOid, r.code, r.msg);
     const request = requestOfEntry(entry);
     if (request === undefined) {
       return this.#run<PlaceOutcome>(
@@ -490,12 +486,7 @@ export class SimPort implements ExchangePort {
   }
 
   placePlan(symbol: SymbolId, entry: PlanEntry): Promise<PlaceOutcome> {
-    const rejected = (r: VenueReject): PlaceOutcome => ({
-      clientOid: entry.clientOid,
-      outcome: 'rejected',
-      code: r.code,
-      message: r.msg,
-    });
+    const rejected = (r: VenueReject): PlaceOutcome => refusedPlacement(entry.clientOid, r.code, r.msg);
     const request = planRequestOfEntry(entry);
     if (request === undefined) {
       return this.#run<PlaceOutcome>(
