@@ -62,14 +62,13 @@ import {
   batchOrdersReplySchema,
   cancelOrderReplySchema,
   contractsSchema,
-  cancelPlanReplySchema,
   placeOrderReplySchema,
   planOrderReplySchema,
 } from '../weex/schemas.ts';
 import { classifyVenueCode } from '../weex/venue-errors.ts';
 import { FaultInjector, NO_FAULTS, type FaultProfile, type RequestFaults } from './faults.ts';
 import { madeOnce } from './made-once.ts';
-import { MatchingCore, type MatchingConfig } from './matching.ts';
+import { MatchingCore, type CancelSelector, type MatchingConfig } from './matching.ts';
 import type { SimFill, SimOrder, SimPlan } from './model.ts';
 import {
   batchInputOf,
@@ -376,26 +375,37 @@ export class SimPort implements ExchangePort {
   }
 
   cancelOrder(req: CancelRequest): Promise<CancelOutcome> {
+    return this.#cancel('cancelOrder', req, (sel) => this.venue.cancelSelected(sel));
+  }
+
+  /**
+   * cancel_order or cancel_plan (the same body and reply): the selector the venue would parse from
+   * the body, its reply the venue's own object; a request with an empty value goes as its body.
+   */
+  #cancel(
+    endpoint: 'cancelOrder' | 'cancelPlan',
+    req: CancelRequest | CancelPlanRequest,
+    cancel: (sel: CancelSelector) => VenueReply,
+  ): Promise<CancelOutcome> {
     const refused = (r: VenueReject): CancelOutcome => refusedCancel(req, r.code, r.msg);
     if (cancelNeedsWire(req)) {
       return this.#run<CancelOutcome>(
-        'cancelOrder',
+        endpoint,
         NO_PARAMS,
         cancelBody(req),
         (b) => cancelOutcomeFromWire(cancelOrderReplySchema.parse(b)),
         refused,
       );
     }
-    // The selector the venue would parse from the body; its reply is the venue's own object.
     return this.#run<CancelOutcome>(
-      'cancelOrder',
+      endpoint,
       NO_PARAMS,
       undefined,
       (b) => cancelOutcomeFromWire(b as WireCancelReplyOut),
       refused,
       () => {
         const sel = cancelSelectorOf(req, this.#known);
-        return sel.ok ? this.venue.cancelSelected(sel.value) : { ok: false, reject: sel.reject };
+        return sel.ok ? cancel(sel.value) : { ok: false, reject: sel.reject };
       },
     );
   }
@@ -520,27 +530,7 @@ export class SimPort implements ExchangePort {
   }
 
   cancelPlan(req: CancelPlanRequest): Promise<CancelOutcome> {
-    const refused = (r: VenueReject): CancelOutcome => refusedCancel(req, r.code, r.msg);
-    if (cancelNeedsWire(req)) {
-      return this.#run<CancelOutcome>(
-        'cancelPlan',
-        NO_PARAMS,
-        cancelBody(req),
-        (b) => cancelOutcomeFromWire(cancelPlanReplySchema.parse(b)),
-        refused,
-      );
-    }
-    return this.#run<CancelOutcome>(
-      'cancelPlan',
-      NO_PARAMS,
-      undefined,
-      (b) => cancelOutcomeFromWire(b as WireCancelReplyOut),
-      refused,
-      () => {
-        const sel = cancelSelectorOf(req, this.#known);
-        return sel.ok ? this.venue.cancelPlanSelected(sel.value) : { ok: false, reject: sel.reject };
-      },
-    );
+    return this.#cancel('cancelPlan', req, (sel) => this.venue.cancelPlanSelected(sel));
   }
 
   currentPlans(q: CurrentPlanQuery): Promise<PlanPage> {

@@ -155,6 +155,40 @@ describe('simulator plan orders', () => {
     expect(dup.outcome).toBe('rejected');
   });
 
+  it('refuses what its body check refuses, on either path: the request itself, or its body on the wire', async () => {
+    const { p } = venue();
+    // Typed path: the venue's own refusals after the body check.
+    expect(await p.placePlan(BTC, plan('lim0', 'open_long', '0.01', '105', '0'))).toMatchObject({
+      outcome: 'rejected',
+      code: '40020',
+      message: expect.stringMatching(/execute_price/),
+    });
+    expect(await p.placePlan(symbolId('cmt_nope'), plan('x1', 'open_long', '0.01', '105'))).toMatchObject({
+      outcome: 'rejected',
+      code: '40020',
+    });
+    expect(await p.cancelPlan({ symbol: BTC, orderId: orderId('12ab') })).toMatchObject({
+      result: false,
+      errCode: '40020',
+    });
+    // Wire path: a client_oid outside the pattern, an empty id.
+    expect(await p.placePlan(BTC, plan('bad oid!', 'open_long', '0.01', '105'))).toMatchObject({
+      outcome: 'rejected',
+      code: '40020',
+      message: expect.stringMatching(/client_oid/),
+    });
+    expect(await p.cancelPlan({ symbol: BTC, clientOid: clientOid('') })).toMatchObject({
+      result: false,
+      errCode: '40019',
+    });
+    expect(await p.cancelOrder({ symbol: BTC, orderId: orderId('') })).toMatchObject({
+      result: false,
+      errCode: '40019',
+    });
+    expect(await history(p)).toEqual([]);
+    expect(p.venue.inspectPlans()).toEqual([]);
+  });
+
   it('an untriggered plan expires 90 days after creation', async () => {
     const { p, clock } = venue();
     await p.placePlan(BTC, plan('old', 'open_long', '0.01', '150'));
