@@ -83,6 +83,36 @@ function poll(
 
 const cfg: FillsPagingConfig = { overlapMs: 5_000, initialLookbackMs: 60_000, maxPages: 3, limit: 5 };
 
+/** What `schema` makes of `text` parsed as JSON; undefined when either refuses it. */
+function schemaValue<T>(schema: z.ZodType<T>, text: string): T | undefined {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  const r = schema.safeParse(raw);
+  return r.success ? r.data : undefined;
+}
+
+/** Property: `decode` gives what `bySchema` gives for every text, and decodes a fair share of them. */
+function decodesAsSchema(
+  decode: (text: string) => object,
+  bySchema: (text: string) => unknown,
+  text: fc.Arbitrary<string>,
+): void {
+  let decoded = 0;
+  fc.assert(
+    fc.property(text, (t) => {
+      const got = decode(t);
+      expect(got).toStrictEqual(bySchema(t));
+      if (Object.keys(got).length > 0) decoded++;
+    }),
+    { numRuns: 2000 },
+  );
+  expect(decoded).toBeGreaterThan(200);
+}
+
 describe('fills paging', () => {
   it('starts from the lookback on the first poll, then from the newest fill seen minus the overlap', () => {
     expect(fillsQuery(beginFillsPoll({}, cfg, T0), cfg)).toEqual({ startTime: T0 - 60_000, limit: 5 });
@@ -151,17 +181,11 @@ describe('fills paging', () => {
         .optional(),
     });
     const bySchema = (text: string): FillsCursor => {
-      let raw: unknown;
-      try {
-        raw = JSON.parse(text);
-      } catch {
-        return {};
-      }
-      const r = schema.safeParse(raw);
-      if (!r.success) return {};
+      const data = schemaValue(schema, text);
+      if (data === undefined) return {};
       return {
-        ...(r.data.newestSeen !== undefined ? { newestSeen: r.data.newestSeen } : {}),
-        ...(r.data.backfill !== undefined ? { backfill: r.data.backfill } : {}),
+        ...(data.newestSeen !== undefined ? { newestSeen: data.newestSeen } : {}),
+        ...(data.backfill !== undefined ? { backfill: data.backfill } : {}),
       };
     };
     const time = fc.oneof(
@@ -184,30 +208,12 @@ describe('fills paging', () => {
       { arbitrary: fc.constantFrom('null', '[]', '7', '"x"', '{', '', '{"newestSeen":1}x'), weight: 1 },
       { arbitrary: fc.string(), weight: 1 },
     );
-    let decoded = 0;
-    fc.assert(
-      fc.property(text, (t) => {
-        const got = decodeFillsCursor(t);
-        expect(got).toStrictEqual(bySchema(t));
-        if (Object.keys(got).length > 0) decoded++;
-      }),
-      { numRuns: 2000 },
-    );
-    expect(decoded).toBeGreaterThan(200);
+    decodesAsSchema(decodeFillsCursor, bySchema, text);
   });
 
   it('decodes a plan cursor as its schema does, whatever the text (property)', () => {
     const schema = z.record(z.string(), z.number().int().nonnegative());
-    const bySchema = (text: string): unknown => {
-      let raw: unknown;
-      try {
-        raw = JSON.parse(text);
-      } catch {
-        return {};
-      }
-      const r = schema.safeParse(raw);
-      return r.success ? r.data : {};
-    };
+    const bySchema = (text: string): unknown => schemaValue(schema, text) ?? {};
     const end = fc.oneof(
       { arbitrary: fc.integer({ min: 0, max: 2 ** 53 - 1 }), weight: 8 },
       { arbitrary: fc.constantFrom(-1, -0, 1.5, 2 ** 53, 1e300, '5', null, true, [], {}), weight: 1 },
@@ -223,16 +229,7 @@ describe('fills paging', () => {
       { arbitrary: fc.constantFrom('null', '[]', '[1]', '7', '"x"', '{', '', '{}'), weight: 1 },
       { arbitrary: fc.string(), weight: 1 },
     );
-    let decoded = 0;
-    fc.assert(
-      fc.property(text, (t) => {
-        const got = decodePlanCursor(t);
-        expect(got).toStrictEqual(bySchema(t));
-        if (Object.keys(got).length > 0) decoded++;
-      }),
-      { numRuns: 2000 },
-    );
-    expect(decoded).toBeGreaterThan(200);
+    decodesAsSchema(decodePlanCursor, bySchema, text);
   });
 
   it('eventually reads every fill, with late indexing inside the overlap, either endTime reading (property)', () => {
