@@ -2,7 +2,7 @@
 // direction, market and limit children, a close larger than the position, cancel, expiry, paging,
 // preset TP/SL with their lag, the child's client_oid, mark-price triggers and faults.
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { dec } from '../../../src/core/decimal.ts';
 import { OutcomeUnknownError, RateLimitedError } from '../../../src/core/errors.ts';
 import { clientOid, orderId, symbolId } from '../../../src/core/ids.ts';
@@ -157,6 +157,8 @@ describe('simulator plan orders', () => {
 
   it('refuses what its body check refuses, on either path: the request itself, or its body on the wire', async () => {
     const { p } = venue();
+    // A body on the wire is routed by the venue's dispatch; a typed request never is.
+    const dispatch = vi.spyOn(p.venue, 'dispatch');
     // Typed path: the venue's own refusals after the body check.
     expect(await p.placePlan(BTC, plan('lim0', 'open_long', '0.01', '105', '0'))).toMatchObject({
       outcome: 'rejected',
@@ -171,6 +173,7 @@ describe('simulator plan orders', () => {
       result: false,
       errCode: '40020',
     });
+    expect(dispatch).not.toHaveBeenCalled();
     // Wire path: a client_oid outside the pattern, an empty id.
     expect(await p.placePlan(BTC, plan('bad oid!', 'open_long', '0.01', '105'))).toMatchObject({
       outcome: 'rejected',
@@ -185,6 +188,8 @@ describe('simulator plan orders', () => {
       result: false,
       errCode: '40019',
     });
+    expect(dispatch.mock.calls.map((c) => c[0])).toEqual(['planOrder', 'cancelPlan', 'cancelOrder']);
+    dispatch.mockRestore();
     expect(await history(p)).toEqual([]);
     expect(p.venue.inspectPlans()).toEqual([]);
   });

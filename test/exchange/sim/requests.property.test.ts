@@ -72,7 +72,7 @@ describe('in-process placements: requests without the wire body', () => {
           expect(parsed.ok).toBe(false); // left to the wire: the venue refuses it there
           return;
         }
-        expect(placeInputOf(sym, request, known)).toEqual(parsed);
+        expect(placeInputOf(sym, request, known)).toStrictEqual(parsed);
       }),
       { numRuns: 400 },
     );
@@ -95,7 +95,7 @@ describe('in-process placements: requests without the wire body', () => {
             expect(refused).toBe(true);
             return;
           }
-          expect(batchInputOf(sym, requests, known)).toEqual(parsed);
+          expect(batchInputOf(sym, requests, known)).toStrictEqual(parsed);
         },
       ),
       { numRuns: 400 },
@@ -127,7 +127,7 @@ describe('in-process placements: requests without the wire body', () => {
           expect(parsed.ok).toBe(false);
           return;
         }
-        expect(planInputOf(sym, request, known)).toEqual(parsed);
+        expect(planInputOf(sym, request, known)).toStrictEqual(parsed);
         if (parsed.ok) direct++;
       }),
       { numRuns: 400 },
@@ -159,7 +159,7 @@ describe('in-process placements: requests without the wire body', () => {
           expect(parsed.ok).toBe(false); // an empty value: the body check names it
           return;
         }
-        expect(cancelSelectorOf(r, known)).toEqual(parsed);
+        expect(cancelSelectorOf(r, known)).toStrictEqual(parsed);
         if (parsed.ok) direct++;
       }),
       { numRuns: 400 },
