@@ -11,12 +11,15 @@
 //   are made only when asked for, so `readingAllTickersRatio` also makes every one (what a strategy
 //   subscribed to every symbol would cost) — JSON.parse makes them all.
 // - replay: `capibot backtest`'s runBacktest in a child process (bench/replay-child.ts) with the
-//   example config (config/example.yaml: ema-cross), CPU time around the replay only; on the month
-//   of minute bars and on the bundled ticker recording repeated (time-shifted) to a replayable length.
+//   bundled examples (ema-cross with its stop at the exchange: config/month.yaml on the month of
+//   minute bars, config/example.yaml on the bundled ticker recording repeated, time-shifted, to a
+//   replayable length), CPU time around the replay only.
 // - peak RSS: the month from Parquet, 1× and 4× (time-shifted copies), each replay in its own child
 //   (the lower peak of two runs), with the example strategy and with one that never trades; and the
 //   same from NDJSON with the example strategy, for the engine's own growth.
 // - idle: the replay from Parquet with a strategy that never trades (the engine's floor per poll).
+// - marginal: the CPU between the 1× and 4× replays of the month (the peak-RSS runs) per poll, as
+//   issue #17 measures the NDJSON replay, so start-up and warm-up cancel; from Parquet and NDJSON.
 import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -30,7 +33,14 @@ import type { ChildResult } from './replay.ts';
 import { runReplayChild } from './replay-process.ts';
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const CONFIG = join(REPO, 'config/example.yaml');
+/**
+ * The bundled examples: `config/month.yaml` (ema-cross for minute bars, its stop at the exchange) on
+ * the month, `config/example.yaml` (the same strategy for the 1-second sample) on the ticks, as
+ * bench/replay.ts replays them. (config/example.yaml on the month meets its 5 % drawdown breaker on
+ * day 7 and places nothing more: three quarters of that month were quiet polls.)
+ */
+const MONTH_CONFIG = join(REPO, 'config/month.yaml');
+const TICKS_CONFIG = join(REPO, 'config/example.yaml');
 /** A strategy that never trades, on the example's symbol. */
 const IDLE_CONFIG = [
   'mode: paper',
@@ -88,7 +98,55 @@ export interface ParquetBenchResult {
   readonly idlePeakRssRatio4x: number;
   /** The same replays from NDJSON, example strategy: what the engine's own growth is. */
   readonly ndjsonPeakRssRatio4x: number;
+  /**
+   * Marginal rates, as issue #17 measures the NDJSON replay: the CPU between the month's 1× and 4×
+   * replays (the peak-RSS runs above, one each) per poll between them, so start-up and the compiler's
+   * warm-up cancel. Bare parse per line (decompress + split + JSON.parse) ÷ replay per poll.
+   */
+  readonly marginal: MarginalParquetFigures;
+  /** `marginal`'s ratios at the top level (BENCHMARKS.md reads flat fields). */
+  readonly marginalReplayRatioToBareParse: number;
+  readonly ndjsonMarginalReplayRatioToBareParse: number;
+  readonly idleMarginalReplayRatioToBareParse: number;
   readonly runs: number;
+}
+
+export interface MarginalParquetFigures {
+  /** Replay from Parquet with the example strategy: CPU µs per poll between 1× and 4×. */
+  readonly replayMicrosPerPoll: number;
+  readonly replayRatioToBareParse: number;
+  /** The same replays from NDJSON. */
+  readonly ndjsonReplayMicrosPerPoll: number;
+  readonly ndjsonReplayRatioToBareParse: number;
+  /** From Parquet with the strategy that never trades (the engine's quiet path). */
+  readonly idleReplayMicrosPerPoll: number;
+  readonly idleReplayRatioToBareParse: number;
+  readonly bareParseMicrosPerLine: number;
+}
+
+/** CPU µs per poll between a 1× and an N× replay of one recording. */
+function marginalMicrosPerPoll(one: ChildResult, many: ChildResult): number {
+  return ((many.cpuMs - one.cpuMs) * 1000) / (many.polls - one.polls);
+}
+
+function marginalFigures(
+  bareMicrosPerLine: number,
+  parquet: readonly [ChildResult, ChildResult],
+  ndjson: readonly [ChildResult, ChildResult],
+  idle: readonly [ChildResult, ChildResult],
+): MarginalParquetFigures {
+  const replay = marginalMicrosPerPoll(...parquet);
+  const fromNdjson = marginalMicrosPerPoll(...ndjson);
+  const quiet = marginalMicrosPerPoll(...idle);
+  return {
+    replayMicrosPerPoll: round(replay, 2),
+    replayRatioToBareParse: round(bareMicrosPerLine / replay, 4),
+    ndjsonReplayMicrosPerPoll: round(fromNdjson, 2),
+    ndjsonReplayRatioToBareParse: round(bareMicrosPerLine / fromNdjson, 4),
+    idleReplayMicrosPerPoll: round(quiet, 2),
+    idleReplayRatioToBareParse: round(bareMicrosPerLine / quiet, 4),
+    bareParseMicrosPerLine: round(bareMicrosPerLine, 3),
+  };
 }
 
 const round = (x: number, digits = 3): number => Number(x.toFixed(digits));
@@ -148,6 +206,7 @@ async function lowestPeak(config: string, recording: string): Promise<ChildResul
 
 async function replayFigures(
   label: string,
+  config: string,
   ndjson: string,
   parquet: string,
   runs: number,
@@ -156,8 +215,8 @@ async function replayFigures(
   const lines = pollLines(ndjson);
   const bare = await best(runs, () => bareParse(ndjson));
   const memory = await best(runs, () => inMemoryParse(lines));
-  const fromParquet = await replayInChild(CONFIG, parquet);
-  const fromNdjson = await replayInChild(CONFIG, ndjson);
+  const fromParquet = await replayInChild(config, parquet);
+  const fromNdjson = await replayInChild(config, ndjson);
   const idle = await replayInChild(idleConfig, parquet);
   const rate = (n: number, ms: number): number => (n * 1000) / ms;
   const parquetRate = rate(fromParquet.polls, fromParquet.cpuMs);
@@ -202,8 +261,15 @@ export async function benchParquet(
     const reading = await best(runs, () => readParquet(monthParquet, false));
     const readingAll = await best(runs, () => readParquet(monthParquet, true));
 
-    log(`replay of ${month} from Parquet and from NDJSON (config/example.yaml)`);
-    const monthFigures = await replayFigures(month, monthNdjson, monthParquet, runs, idleConfig);
+    log(`replay of ${month} from Parquet and from NDJSON (config/month.yaml)`);
+    const monthFigures = await replayFigures(
+      month,
+      MONTH_CONFIG,
+      monthNdjson,
+      monthParquet,
+      runs,
+      idleConfig,
+    );
     const factor = opts.quick === true ? 8 : 32;
     const ticksNdjson = join(dir, `ticks-x${factor}.ndjson.gz`);
     const ticksParquet = join(dir, `ticks-x${factor}.parquet`);
@@ -212,6 +278,7 @@ export async function benchParquet(
     log(`replay of ${ticks} ×${factor} from Parquet and from NDJSON`);
     const ticksFigures = await replayFigures(
       `${ticks} ×${factor}`,
+      TICKS_CONFIG,
       ticksNdjson,
       ticksParquet,
       runs,
@@ -223,14 +290,20 @@ export async function benchParquet(
     const x4Parquet = join(dir, 'month-x4.parquet');
     await writeRepeated(lines, 4, x4, 'bench/parquet.ts');
     await convertRecording(x4, x4Parquet);
-    const one = await lowestPeak(CONFIG, monthParquet);
-    const four = await lowestPeak(CONFIG, x4Parquet);
-    const ndjsonOne = await lowestPeak(CONFIG, monthNdjson);
-    const ndjsonFour = await lowestPeak(CONFIG, x4);
+    const one = await lowestPeak(MONTH_CONFIG, monthParquet);
+    const four = await lowestPeak(MONTH_CONFIG, x4Parquet);
+    const ndjsonOne = await lowestPeak(MONTH_CONFIG, monthNdjson);
+    const ndjsonFour = await lowestPeak(MONTH_CONFIG, x4);
     const idleOne = await lowestPeak(idleConfig, monthParquet);
     const idleFour = await lowestPeak(idleConfig, x4Parquet);
 
     const size = (p: string): number => statSync(p).size;
+    const marginal = marginalFigures(
+      (bare * 1000) / lines.length,
+      [one, four],
+      [ndjsonOne, ndjsonFour],
+      [idleOne, idleFour],
+    );
     return {
       replayRatioToBareParse: monthFigures.replayRatioToBareParse,
       ticksReplayRatioToBareParse: ticksFigures.replayRatioToBareParse,
@@ -248,6 +321,10 @@ export async function benchParquet(
       peakRssRatio4x: round(four.maxRssBytes / one.maxRssBytes, 3),
       idlePeakRssRatio4x: round(idleFour.maxRssBytes / idleOne.maxRssBytes, 3),
       ndjsonPeakRssRatio4x: round(ndjsonFour.maxRssBytes / ndjsonOne.maxRssBytes, 3),
+      marginal,
+      marginalReplayRatioToBareParse: marginal.replayRatioToBareParse,
+      ndjsonMarginalReplayRatioToBareParse: marginal.ndjsonReplayRatioToBareParse,
+      idleMarginalReplayRatioToBareParse: marginal.idleReplayRatioToBareParse,
       runs,
     };
   } finally {

@@ -10,9 +10,10 @@ const planCursorSchema = z.record(z.string(), z.number().int().nonnegative());
 /**
  * The cursor of a parsed meta value in the form capibot writes, checked by hand (what
  * planCursorSchema gives); undefined for anything else, which the schema then reads. The text moves at
- * every plan round of a run with a plan resting, so the schema's parse ran once a round.
+ * every plan round of a run with a plan resting, so the schema's parse ran once a round. (Exported
+ * for its test: a check that never accepted anything would still decode every text right.)
  */
-function plainPlanCursor(raw: unknown): PlanCursor | undefined {
+export function plainPlanCursor(raw: unknown): PlanCursor | undefined {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return undefined;
   const cursor: Record<string, number> = {};
   for (const key of Object.keys(raw)) {
