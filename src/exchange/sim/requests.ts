@@ -1,7 +1,7 @@
 // The in-process port's placements and cancels as the venue's requests, without writing the body as
 // text and parsing it back: what `parsePlaceOrderBody` / `parseBatchOrdersBody` (./params.ts),
 // `parsePlanOrderBody` and `parseCancelBody` (./plan-params.ts, ./params.ts) make of the body WeexClient
-// would send for the same entry or request (`placeEntryToWire`, `planEntryToWire`, `cancelBody`), no
+// would send for the same entry or request (`placeEntryToWire`, `planEntryToWire`, `cancelToWire`), no
 // margin mode given. test/exchange/sim/requests.property.test.ts checks both paths give the same
 // requests and refusals. Whatever a typed value could hold that the venue's body checks would refuse
 // (a client_oid outside the pattern, an empty id) is left to the wire body and the venue's own refusal.
@@ -52,16 +52,7 @@ export function planRequestOfEntry(e: PlanEntry): SimPlanRequest | undefined {
   };
 }
 
-/** The body of cancel_order and cancel_plan, as WeexClient sends it: the symbol and the ids given. */
-export function cancelBody(req: CancelRequest | CancelPlanRequest): Record<string, string> {
-  return {
-    symbol: req.symbol,
-    ...(req.orderId !== undefined ? { orderId: req.orderId } : {}),
-    ...(req.clientOid !== undefined ? { clientOid: req.clientOid } : {}),
-  };
-}
-
-/** True when `cancelBody(req)` holds an empty value (left to the wire: the body check names it). */
+/** True when `cancelToWire(req)` holds an empty value (left to the wire: the body check names it). */
 export function cancelNeedsWire(req: CancelRequest | CancelPlanRequest): boolean {
   return req.symbol === '' || req.orderId === '' || req.clientOid === '';
 }

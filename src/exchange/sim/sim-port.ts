@@ -50,6 +50,7 @@ import type {
 import {
   batchOutcomesFromWire,
   cancelOutcomeFromWire,
+  cancelToWire,
   contractFromWire,
   currentPlanPageIsFull,
   placeEntryToWire,
@@ -79,13 +80,7 @@ import {
   type QueryParams,
 } from './params.ts';
 import { planInputOf } from './plan-params.ts';
-import {
-  cancelBody,
-  cancelNeedsWire,
-  planRequestOfEntry,
-  requestOfEntry,
-  requestsOfEntries,
-} from './requests.ts';
+import { cancelNeedsWire, planRequestOfEntry, requestOfEntry, requestsOfEntries } from './requests.ts';
 import { fillReportOf, orderReportOf, planReportOf } from './reports.ts';
 import { DEFAULT_SIM_RETENTION_MS } from './retention.ts';
 import type { SimStatsSnapshot } from './stats.ts';
@@ -392,7 +387,7 @@ export class SimPort implements ExchangePort {
       return this.#run<CancelOutcome>(
         endpoint,
         NO_PARAMS,
-        cancelBody(req),
+        cancelToWire(req),
         (b) => cancelOutcomeFromWire(cancelOrderReplySchema.parse(b)),
         refused,
       );

@@ -40,6 +40,7 @@ import {
   fillFromWire,
   orderReportFromWire,
   placeEntryToWire,
+  cancelToWire,
   planEntryToWire,
   planReportFromWire,
   tickerFromWire,
@@ -292,11 +293,7 @@ export class WeexClient implements ExchangePort {
 
   async rawCancelOrder(req: CancelRequest): Promise<WireCancelOrderReply> {
     checkCancel(req);
-    const wire = {
-      symbol: req.symbol,
-      ...(req.orderId !== undefined ? { orderId: req.orderId } : {}),
-      ...(req.clientOid !== undefined ? { clientOid: req.clientOid } : {}),
-    };
+    const wire = cancelToWire(req);
     const raw = await this.#call(ENDPOINTS.cancelOrder, '', wire);
     return this.#parse(cancelOrderReplySchema, raw, 'cancelOrder');
   }
@@ -324,11 +321,7 @@ export class WeexClient implements ExchangePort {
   /** POST cancel_plan with exactly one of orderId and clientOid (the cancel_order body). */
   async rawCancelPlan(req: CancelPlanRequest): Promise<WireCancelPlanReply> {
     checkCancel(req);
-    const wire = {
-      symbol: req.symbol,
-      ...(req.orderId !== undefined ? { orderId: req.orderId } : {}),
-      ...(req.clientOid !== undefined ? { clientOid: req.clientOid } : {}),
-    };
+    const wire = cancelToWire(req);
     const raw = await this.#call(ENDPOINTS.cancelPlan, '', wire);
     return this.#parse(cancelPlanReplySchema, raw, 'cancelPlan');
   }

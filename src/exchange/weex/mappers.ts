@@ -16,7 +16,7 @@ import {
   type PlanStatus,
   type VenueOrderStatus,
 } from '../../core/reports.ts';
-import type { PlaceEntry, PlanEntry } from '../port.ts';
+import type { CancelPlanRequest, CancelRequest, PlaceEntry, PlanEntry } from '../port.ts';
 import {
   WIRE_ORDER_TYPE,
   WIRE_TYPE,
@@ -88,6 +88,19 @@ export function placeEntryToWire(e: PlaceEntry): WirePlaceEntry {
     ...(e.presetStopLossPrice !== undefined
       ? { presetStopLossPrice: decToString(e.presetStopLossPrice) }
       : {}),
+  };
+}
+
+/** A cancel (of an order or a plan) as the cancel_order / cancel_plan body: the symbol and the ids given. */
+export function cancelToWire(req: CancelRequest | CancelPlanRequest): {
+  readonly symbol: string;
+  readonly orderId?: string;
+  readonly clientOid?: string;
+} {
+  return {
+    symbol: req.symbol,
+    ...(req.orderId !== undefined ? { orderId: req.orderId } : {}),
+    ...(req.clientOid !== undefined ? { clientOid: req.clientOid } : {}),
   };
 }
 

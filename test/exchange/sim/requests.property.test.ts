@@ -19,13 +19,12 @@ import {
 } from '../../../src/exchange/sim/params.ts';
 import { parsePlanOrderBody, planInputOf } from '../../../src/exchange/sim/plan-params.ts';
 import {
-  cancelBody,
   cancelNeedsWire,
   planRequestOfEntry,
   requestOfEntry,
   requestsOfEntries,
 } from '../../../src/exchange/sim/requests.ts';
-import { placeEntryToWire, planEntryToWire } from '../../../src/exchange/weex/mappers.ts';
+import { cancelToWire, placeEntryToWire, planEntryToWire } from '../../../src/exchange/weex/mappers.ts';
 
 const known = (s: string): boolean => s === 'cmt_btcusdt' || s === 'cmt_ethusdt';
 const symbol = fc.constantFrom('cmt_btcusdt', 'cmt_ethusdt', 'cmt_nope', '');
@@ -154,7 +153,7 @@ describe('in-process placements: requests without the wire body', () => {
     let direct = 0;
     fc.assert(
       fc.property(req, (r) => {
-        const parsed = parseCancelBody(sent(cancelBody(r)), known);
+        const parsed = parseCancelBody(sent(cancelToWire(r)), known);
         if (cancelNeedsWire(r)) {
           expect(parsed.ok).toBe(false); // an empty value: the body check names it
           return;
